@@ -1,0 +1,188 @@
+package io.txlock;
+
+import io.txlock.core.CoreLockManager;
+import io.txlock.spi.LockProvider;
+import io.txlock.spi.TransactionSupport;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * Named distributed locks with fencing tokens, one API over every backend.
+ *
+ * <pre>{@code
+ * LockManager locks = LockManager.builder(JdbcLockProvider.builder(dataSource).build()).build();
+ * try (LockHandle lock = locks.acquire("order:42")) {
+ *     process(order, lock.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <p>The manager does reentry, waiting, transaction binding and lease renewal once for every backend; a
+ * {@link LockProvider} only does the backend's atomic steps. Owners are the calling thread (or its
+ * transaction, in {@link LockScope#TRANSACTION} scope) within this manager: two managers, in one JVM or on
+ * one host, never share ownership. Waiters of one name within a manager queue locally in FIFO order, so a
+ * JVM sends one contender per name to the backend, not one per thread.
+ *
+ * <p>Names are 1 to 255 Unicode code points, without leading or trailing whitespace and without NUL. Thread
+ * safe. Close it to stop its background threads; locks still held are released.
+ */
+public interface LockManager extends AutoCloseable {
+
+    /**
+     * @param provider the backend
+     * @return a builder for a manager over {@code provider}
+     */
+    static Builder builder(LockProvider provider) {
+        return new Builder(provider);
+    }
+
+    /**
+     * Acquires with the manager's default options.
+     *
+     * @param name the lock name
+     * @return the granted lock
+     * @throws LockTimeoutException if not granted within the default wait
+     * @throws LockBackendException if the backend failed or could not be reached
+     * @throws IllegalArgumentException if the name is not valid
+     */
+    LockHandle acquire(String name);
+
+    /**
+     * @param name the lock name
+     * @param options wait, lease, scope
+     * @return the granted lock
+     * @throws LockTimeoutException if not granted within {@code options.waitTime()}
+     * @throws LockBackendException if the backend failed or could not be reached
+     * @throws LockInterruptedException if the thread was interrupted while waiting
+     * @throws IllegalArgumentException if the name or options are not valid
+     * @throws IllegalStateException if {@link LockScope#TRANSACTION} was asked for outside a transaction
+     */
+    LockHandle acquire(String name, LockOptions options);
+
+    /**
+     * Acquires only if the lock is free now; never waits.
+     *
+     * @param name the lock name
+     * @return the lock, or empty if another holder has it
+     */
+    Optional<LockHandle> tryAcquire(String name);
+
+    /**
+     * @param name the lock name
+     * @param wait how long to wait at most
+     * @return the lock, or empty if another holder kept it for {@code wait}
+     */
+    Optional<LockHandle> tryAcquire(String name, Duration wait);
+
+    /**
+     * @param name the lock name
+     * @param options wait, lease, scope
+     * @return the lock, or empty if another holder kept it for {@code options.waitTime()}
+     */
+    Optional<LockHandle> tryAcquire(String name, LockOptions options);
+
+    /**
+     * Acquires without blocking the caller: the stage completes when the lock is granted, or exceptionally
+     * with {@link LockTimeoutException} or {@link LockBackendException}. Waiting costs no thread per waiter.
+     * Cancelling the returned future (via {@code toCompletableFuture().cancel}) withdraws the request; a lock
+     * granted after that is released at once.
+     *
+     * @param name the lock name
+     * @param options wait, lease, scope
+     * @return the pending grant
+     */
+    CompletionStage<LockHandle> acquireAsync(String name, LockOptions options);
+
+    /**
+     * @param name the lock name
+     * @return the pending grant, with the manager's default options
+     */
+    CompletionStage<LockHandle> acquireAsync(String name);
+
+    /**
+     * @param name the lock name
+     * @return who holds the lock, with its token and lease, or empty if nobody does
+     * @throws LockBackendException if the backend failed or could not be reached
+     */
+    Optional<LockInfo> inspect(String name);
+
+    /**
+     * A {@link Lock} view of one name, for code written against {@code java.util.concurrent}. The owner is the
+     * calling thread (or its transaction); {@code unlock} must come from the owner. {@code newCondition} is
+     * not supported.
+     *
+     * @param name the lock name
+     * @return the view; cheap, create as many as you like
+     */
+    Lock asLock(String name);
+
+    /** @return the options used where none are given */
+    LockOptions defaults();
+
+    /** @return this manager's random instance id, part of every owner id it writes */
+    String instanceId();
+
+    /** Releases every lock this manager still holds, stops its threads, and closes the provider. */
+    @Override
+    void close();
+
+    /** Configures a {@link LockManager}. */
+    final class Builder {
+        private final LockProvider provider;
+        private LockOptions defaults = LockOptions.defaults();
+        private TransactionSupport transactions;
+        private String ownerHost;
+
+        private Builder(LockProvider provider) {
+            if (provider == null) {
+                throw new IllegalArgumentException("provider must not be null: pass a JdbcLockProvider or another LockProvider");
+            }
+            this.provider = provider;
+        }
+
+        /**
+         * @param defaults options used where a call gives none
+         * @return this builder
+         */
+        public Builder defaults(LockOptions defaults) {
+            if (defaults == null) {
+                throw new IllegalArgumentException("defaults must not be null: use LockOptions.defaults()");
+            }
+            this.defaults = defaults;
+            return this;
+        }
+
+        /**
+         * @param transactions how to find the caller's transaction; by default the JTA support when
+         *     {@code jakarta.transaction} is on the class path and a transaction manager is found, else none
+         * @return this builder
+         */
+        public Builder transactions(TransactionSupport transactions) {
+            if (transactions == null) {
+                throw new IllegalArgumentException("transactions must not be null: use TransactionSupport.none()");
+            }
+            this.transactions = transactions;
+            return this;
+        }
+
+        /**
+         * @param ownerHost the host name written as owner; by default the local host name
+         * @return this builder
+         */
+        public Builder ownerHost(String ownerHost) {
+            if (ownerHost == null || ownerHost.isBlank()) {
+                throw new IllegalArgumentException("ownerHost must not be blank");
+            }
+            this.ownerHost = ownerHost;
+            return this;
+        }
+
+        /** @return a new manager; close it when done */
+        public LockManager build() {
+            return new CoreLockManager(provider, defaults,
+                    transactions != null ? transactions : TransactionSupport.discover(),
+                    ownerHost != null ? ownerHost : CoreLockManager.localHostName());
+        }
+    }
+}

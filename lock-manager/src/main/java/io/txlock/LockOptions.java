@@ -1,0 +1,123 @@
+package io.txlock;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to acquire one lock: how long to wait, how long a lease lasts, which scope. Immutable; every
+ * {@code with…} method returns a copy.
+ *
+ * <pre>{@code
+ * LockOptions.defaults().withWait(Duration.ofSeconds(3)).withLease(Duration.ofSeconds(30)).withScope(LockScope.LEASE)
+ * }</pre>
+ */
+public final class LockOptions {
+
+    /** The longest wait: {@link #withWait(Duration)} with this waits until granted or interrupted. */
+    public static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+
+    private static final Duration MIN_LEASE = Duration.ofMillis(1);
+    private static final LockOptions DEFAULTS =
+            new LockOptions(Duration.ofSeconds(30), Duration.ofSeconds(30), LockScope.AUTO, true);
+
+    private final Duration wait;
+    private final Duration lease;
+    private final LockScope scope;
+    private final boolean autoRenew;
+
+    private LockOptions(Duration wait, Duration lease, LockScope scope, boolean autoRenew) {
+        this.wait = wait;
+        this.lease = lease;
+        this.scope = scope;
+        this.autoRenew = autoRenew;
+    }
+
+    /** @return wait 30 s, lease 30 s renewed while the holder lives, scope {@link LockScope#AUTO} */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /**
+     * @param wait how long {@code acquire} may wait for another holder; zero never waits, {@link #FOREVER}
+     *     waits until granted
+     * @return a copy with this wait
+     * @throws IllegalArgumentException if {@code wait} is null or negative
+     */
+    public LockOptions withWait(Duration wait) {
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException("wait must be zero or positive (zero means do not wait), was " + wait);
+        }
+        return new LockOptions(wait, lease, scope, autoRenew);
+    }
+
+    /**
+     * @param lease how long a {@link LockScope#LEASE LEASE} lock outlives a holder that stopped renewing it
+     *     (for example because its JVM died); at least 1 ms
+     * @return a copy with this lease
+     * @throws IllegalArgumentException if {@code lease} is null or shorter than 1 ms
+     */
+    public LockOptions withLease(Duration lease) {
+        if (lease == null || lease.compareTo(MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
+        }
+        return new LockOptions(wait, lease, scope, autoRenew);
+    }
+
+    /**
+     * @param scope how long the lock lasts
+     * @return a copy with this scope
+     * @throws IllegalArgumentException if {@code scope} is null
+     */
+    public LockOptions withScope(LockScope scope) {
+        if (scope == null) {
+            throw new IllegalArgumentException("scope must be one of " + java.util.Arrays.toString(LockScope.values()) + ", was null");
+        }
+        return new LockOptions(wait, lease, scope, autoRenew);
+    }
+
+    /**
+     * @param autoRenew {@code true} (the default) renews a lease in the background while the holder lives;
+     *     {@code false} makes the lease a hard limit: the lock is lost when it runs out, even if the holder is
+     *     still working, and {@link LockHandle#isValid()} turns false
+     * @return a copy with this renewal setting
+     */
+    public LockOptions withAutoRenew(boolean autoRenew) {
+        return new LockOptions(wait, lease, scope, autoRenew);
+    }
+
+    /** @return how long an acquire may wait */
+    public Duration waitTime() {
+        return wait;
+    }
+
+    /** @return how long a lease lasts without renewal */
+    public Duration lease() {
+        return lease;
+    }
+
+    /** @return the requested scope */
+    public LockScope scope() {
+        return scope;
+    }
+
+    /** @return whether leases are renewed while the holder lives */
+    public boolean autoRenew() {
+        return autoRenew;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LockOptions other && wait.equals(other.wait) && lease.equals(other.lease)
+                && scope == other.scope && autoRenew == other.autoRenew;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(wait, lease, scope, autoRenew);
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions[wait=" + wait + ", lease=" + lease + ", scope=" + scope + ", autoRenew=" + autoRenew + "]";
+    }
+}

@@ -1,0 +1,952 @@
+package io.txlock.core;
+
+import io.txlock.LockBackendException;
+import io.txlock.LockException;
+import io.txlock.LockHandle;
+import io.txlock.LockInfo;
+import io.txlock.LockInterruptedException;
+import io.txlock.LockManager;
+import io.txlock.LockNotHeldException;
+import io.txlock.LockOptions;
+import io.txlock.LockScope;
+import io.txlock.LockTimeoutException;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.CallerTransaction;
+import io.txlock.spi.Grant;
+import io.txlock.spi.LockOwner;
+import io.txlock.spi.LockProvider;
+import io.txlock.spi.LockRequest;
+import io.txlock.spi.TransactionSupport;
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one implementation of {@link LockManager}: reentry, local FIFO queues, waiting, transaction binding,
+ * renewal and loss detection, for every {@link LockProvider}. Use {@link LockManager#builder}.
+ */
+public final class CoreLockManager implements LockManager {
+
+    private static final Logger log = LoggerFactory.getLogger(CoreLockManager.class);
+    private static final AtomicLong THREAD_SEQUENCE = new AtomicLong();
+    private static final ThreadLocal<ThreadKey> THREAD_KEY =
+            ThreadLocal.withInitial(() -> new ThreadKey(THREAD_SEQUENCE.incrementAndGet()));
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final LockProvider provider;
+    private final LockOptions defaults;
+    private final TransactionSupport transactions;
+    private final String host;
+    private final String instanceId;
+    private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timers;
+    private final ExecutorService workers;
+    private volatile boolean closed;
+
+    /**
+     * Use {@link LockManager#builder(LockProvider)}.
+     *
+     * @param provider the backend
+     * @param defaults options where a call gives none
+     * @param transactions how to find the caller's transaction
+     * @param host the host name written as owner
+     */
+    public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host) {
+        this.provider = provider;
+        this.defaults = defaults;
+        this.transactions = transactions;
+        this.host = host;
+        this.instanceId = Long.toUnsignedString(RANDOM.nextLong() >>> 2, 36);
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, threads("timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        this.timers = timer;
+        this.workers = Executors.newCachedThreadPool(threads("worker"));
+    }
+
+    /** @return this host's name, or "localhost" if it cannot be found */
+    public static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "localhost";
+        }
+    }
+
+    @Override
+    public LockHandle acquire(String name) {
+        return acquire(name, defaults);
+    }
+
+    @Override
+    public LockHandle acquire(String name, LockOptions options) {
+        Handle handle = acquireSync(name, options, true);
+        if (handle == null) {
+            throw new LockTimeoutException(name, options.waitTime());
+        }
+        return handle;
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(String name) {
+        return tryAcquire(name, defaults.withWait(Duration.ZERO));
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(String name, Duration wait) {
+        return tryAcquire(name, defaults.withWait(wait));
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(String name, LockOptions options) {
+        return Optional.ofNullable(acquireSync(name, options, true));
+    }
+
+    @Override
+    public CompletionStage<LockHandle> acquireAsync(String name) {
+        return acquireAsync(name, defaults);
+    }
+
+    @Override
+    public CompletionStage<LockHandle> acquireAsync(String name, LockOptions options) {
+        ensureOpen();
+        LockNames.validate(name);
+        requireOptions(options);
+        Caller caller = caller(options);
+        if (caller.scope() == LockScope.TRANSACTION && provider.joinsCallerTransaction()) {
+            throw new IllegalStateException("acquireAsync cannot lock '" + name + "' in the caller's transaction with "
+                    + provider.describe() + ": its SQL must run on the caller's thread. Use acquire(), or LockScope.LEASE");
+        }
+        NameState state = ref(name);
+        AsyncWaiter waiter = new AsyncWaiter(caller, options, state);
+        state.mutex.lock();
+        try {
+            Holding reentered = state.reentrant(caller);
+            if (reentered != null) {
+                waiter.settled = true;
+                unref(state);
+                return CompletableFuture.completedFuture(reenter(reentered));
+            }
+            state.enqueue(waiter);
+        } finally {
+            state.mutex.unlock();
+        }
+        waiter.future.whenComplete((handle, failure) -> {
+            if (failure != null) {
+                waiter.abandon();
+            }
+        });
+        long waitNanos = waitNanos(options.waitTime());
+        if (waitNanos < FOREVER_NANOS) {
+            timers.schedule(() -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
+                    waitNanos, TimeUnit.NANOSECONDS);
+        }
+        state.mutex.lock();
+        try {
+            if (state.isTurnOf(waiter)) {
+                waiter.wake();
+            }
+        } finally {
+            state.mutex.unlock();
+        }
+        return waiter.future;
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        ensureOpen();
+        LockNames.validate(name);
+        Optional<LockInfo> info = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
+        NameState state = states.get(name);
+        if (info.isPresent() && state != null) {
+            state.mutex.lock();
+            try {
+                Holding h = state.holding;
+                if (h != null && h.grant.fencingToken() == info.get().fencingToken()) {
+                    return Optional.of(info.get().withHoldCount(Math.max(1, h.holds)));
+                }
+            } finally {
+                state.mutex.unlock();
+            }
+        }
+        return info;
+    }
+
+    @Override
+    public Lock asLock(String name) {
+        return new LockView(this, LockNames.validate(name));
+    }
+
+    @Override
+    public LockOptions defaults() {
+        return defaults;
+    }
+
+    @Override
+    public String instanceId() {
+        return instanceId;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<Holding> held = new ArrayList<>();
+        for (NameState state : states.values()) {
+            state.mutex.lock();
+            try {
+                if (state.holding != null) {
+                    held.add(state.holding);
+                }
+                state.wakeAll();
+            } finally {
+                state.mutex.unlock();
+            }
+        }
+        for (Holding h : held) {
+            if (h.scope() == LockScope.LEASE && h.end(Holding.Status.RELEASING, null)) {
+                try {
+                    releaseGrant(h);
+                } catch (RuntimeException e) {
+                    log.warn("could not release {} while closing: {}", h, e.toString());
+                }
+            }
+        }
+        timers.shutdownNow();
+        workers.shutdown();
+        try {
+            workers.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        provider.close();
+    }
+
+    @Override
+    public String toString() {
+        return "LockManager[" + instanceId + " on " + provider.describe() + "]";
+    }
+
+    // ---- acquiring
+
+    private Handle acquireSync(String name, LockOptions options, boolean interruptible) {
+        ensureOpen();
+        LockNames.validate(name);
+        requireOptions(options);
+        Caller caller = caller(options);
+        long deadline = System.nanoTime() + waitNanos(options.waitTime());
+        NameState state = ref(name);
+        boolean keepRef = false;
+        boolean interrupted = false;
+        Waiter.Sync waiter = null;
+        Backoff backoff = new Backoff();
+        try {
+            state.mutex.lock();
+            try {
+                Holding reentered = state.reentrant(caller);
+                if (reentered != null) {
+                    return reenter(reentered);
+                }
+                waiter = new Waiter.Sync(caller, state.mutex.newCondition());
+                state.enqueue(waiter);
+            } finally {
+                state.mutex.unlock();
+            }
+            while (true) {
+                state.mutex.lock();
+                try {
+                    while (true) {
+                        ensureOpen();
+                        Holding reentered = state.reentrant(caller);
+                        if (reentered != null) {
+                            state.leave(waiter);
+                            waiter = null;
+                            return reenter(reentered);
+                        }
+                        long now = System.nanoTime();
+                        if (state.isTurnOf(waiter) && waiter.pauseOver(now)) {
+                            break;
+                        }
+                        long left = deadline - now;
+                        if (left <= 0) {
+                            return null;
+                        }
+                        long pause = state.isTurnOf(waiter) ? Math.min(left, waiter.pauseUntil - now) : left;
+                        try {
+                            waiter.turn.awaitNanos(pause);
+                        } catch (InterruptedException e) {
+                            if (interruptible) {
+                                throw new LockInterruptedException(name, e);
+                            }
+                            interrupted = true;
+                        }
+                    }
+                    waiter.woken = false;
+                } finally {
+                    state.mutex.unlock();
+                }
+                long start = System.nanoTime();
+                Instant wallStart = Instant.now();
+                GrantEvents events = new GrantEvents(this);
+                Attempt attempt = attempt(request(name, caller, options, blockNanos(deadline - start), events));
+                if (attempt.isGranted()) {
+                    Holding holding = install(state, waiter, caller, options, attempt.grant(), start, wallStart, events);
+                    waiter = null;
+                    keepRef = true;
+                    return new Handle(this, holding);
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    return null;
+                }
+                boolean firstMiss = !state.noHints && subscribeOnce(state);
+                long pause = firstMiss ? 0 : backoff.pauseNanos(hinted(state), attempt.retryAfter());
+                state.mutex.lock();
+                try {
+                    waiter.pauseUntil = System.nanoTime() + pause;
+                } finally {
+                    state.mutex.unlock();
+                }
+            }
+        } finally {
+            if (waiter != null) {
+                state.mutex.lock();
+                try {
+                    state.leave(waiter);
+                } finally {
+                    state.mutex.unlock();
+                }
+            }
+            if (!keepRef) {
+                unref(state);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A caller waiting through {@link #acquireAsync}: its attempts run on worker threads, its pauses on timers. */
+    private final class AsyncWaiter extends Waiter {
+        final LockOptions options;
+        final NameState state;
+        final CompletableFuture<LockHandle> future = new CompletableFuture<>();
+        final long deadline;
+        final Backoff backoff = new Backoff();
+        boolean attempting;
+        /** Guarded by state.mutex: the waiter's reference to the state was handed on or given back. */
+        boolean settled;
+
+        AsyncWaiter(Caller caller, LockOptions options, NameState state) {
+            super(caller);
+            this.options = options;
+            this.state = state;
+            this.deadline = System.nanoTime() + waitNanos(options.waitTime());
+        }
+
+        @Override
+        void wake() {
+            woken = true;
+            if (!attempting && !future.isDone()) {
+                execute(this::drive);
+            }
+        }
+
+        void drive() {
+            state.mutex.lock();
+            try {
+                if (future.isDone() || attempting || closed) {
+                    if (closed) {
+                        future.completeExceptionally(new LockException("lock manager closed"));
+                    }
+                    return;
+                }
+                Holding reentered = state.reentrant(caller);
+                if (reentered != null) {
+                    if (settle()) {
+                        state.leave(this);
+                        unref(state);
+                    }
+                    future.complete(reenter(reentered));
+                    return;
+                }
+                if (!state.isTurnOf(this) || !pauseOver(System.nanoTime())) {
+                    return;
+                }
+                woken = false;
+                attempting = true;
+            } finally {
+                state.mutex.unlock();
+            }
+            long start = System.nanoTime();
+            Instant wallStart = Instant.now();
+            GrantEvents events = new GrantEvents(CoreLockManager.this);
+            Attempt attempt;
+            try {
+                attempt = attempt(request(state.name, caller, options, blockNanos(deadline - start), events));
+            } catch (RuntimeException e) {
+                finishAttempt();
+                future.completeExceptionally(e);
+                return;
+            }
+            if (attempt.isGranted()) {
+                grant(attempt.grant(), start, wallStart, events);
+                return;
+            }
+            boolean firstMiss = !state.noHints && subscribeOnce(state);
+            long pause = firstMiss ? 0 : backoff.pauseNanos(hinted(state), attempt.retryAfter());
+            state.mutex.lock();
+            try {
+                attempting = false;
+                pauseUntil = System.nanoTime() + pause;
+                if (woken || pause == 0) {
+                    execute(this::drive);
+                    return;
+                }
+            } finally {
+                state.mutex.unlock();
+            }
+            timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+        }
+
+        private void grant(Grant grant, long start, Instant wallStart, GrantEvents events) {
+            boolean mine;
+            state.mutex.lock();
+            try {
+                attempting = false;
+                mine = settle();
+            } finally {
+                state.mutex.unlock();
+            }
+            if (!mine) {
+                releaseQuietly(grant, "request withdrawn");
+                return;
+            }
+            Holding holding;
+            try {
+                holding = install(state, this, caller, options, grant, start, wallStart, events);
+            } catch (RuntimeException e) {
+                unref(state);
+                future.completeExceptionally(e);
+                return;
+            }
+            Handle handle = new Handle(CoreLockManager.this, holding);
+            if (!future.complete(handle)) {
+                handle.close();
+            }
+        }
+
+        private void finishAttempt() {
+            state.mutex.lock();
+            try {
+                attempting = false;
+            } finally {
+                state.mutex.unlock();
+            }
+        }
+
+        /** Timed out, cancelled or failed: leave the queue and give back the reference, once. */
+        void abandon() {
+            state.mutex.lock();
+            try {
+                if (!settle()) {
+                    return;
+                }
+                state.leave(this);
+            } finally {
+                state.mutex.unlock();
+            }
+            unref(state);
+        }
+
+        private boolean settle() {
+            if (settled) {
+                return false;
+            }
+            settled = true;
+            return true;
+        }
+    }
+
+    private Handle reenter(Holding holding) {
+        holding.holds++;
+        return new Handle(this, holding);
+    }
+
+    private Holding install(NameState state, Waiter waiter, Caller caller, LockOptions options, Grant grant,
+            long start, Instant wallStart, GrantEvents events) {
+        Holding holding = new Holding(state, caller, grant, options.lease(), options.autoRenew(), start, wallStart);
+        state.mutex.lock();
+        try {
+            state.grant(waiter, holding);
+        } finally {
+            state.mutex.unlock();
+        }
+        try {
+            if (caller.scope() == LockScope.TRANSACTION) {
+                caller.transaction().onCompletion(() -> beforeCompletion(holding), committed -> afterCompletion(holding, committed));
+            }
+            if (grant.leased()) {
+                scheduleLeaseTimer(holding);
+            }
+        } catch (RuntimeException e) {
+            if (holding.end(Holding.Status.RELEASED, null)) {
+                if (!grant.endsWithTransaction()) {
+                    releaseQuietly(grant, "could not bind to the transaction");
+                }
+                detach(holding);
+            }
+            throw e;
+        }
+        events.attach(holding);
+        return holding;
+    }
+
+    private LockRequest request(String name, Caller caller, LockOptions options, long blockNanos, GrantEvents events) {
+        return new LockRequest(name, caller.owner(), options.lease(), Duration.ofNanos(blockNanos),
+                caller.scope() == LockScope.TRANSACTION, events);
+    }
+
+    private long blockNanos(long left) {
+        return provider.blocksWhileWaiting() ? Math.max(0, left) : 0;
+    }
+
+    private Attempt attempt(LockRequest request) {
+        return callProvider(() -> provider.tryAcquire(request), "acquire '" + request.name() + "'");
+    }
+
+    // ---- wake-up hints
+
+    /** @return true if this call subscribed, so the caller should try once more at once to close the gap */
+    private boolean subscribeOnce(NameState state) {
+        state.mutex.lock();
+        try {
+            if (state.hasSubscription() || state.noHints) {
+                return false;
+            }
+        } finally {
+            state.mutex.unlock();
+        }
+        Optional<AutoCloseable> subscription;
+        try {
+            subscription = provider.subscribe(state.name, () -> onReleaseHint(state));
+        } catch (RuntimeException e) {
+            log.debug("no wake-up hint for '{}': {}", state.name, e.toString());
+            subscription = Optional.empty();
+        }
+        AutoCloseable surplus;
+        state.mutex.lock();
+        try {
+            if (subscription.isEmpty()) {
+                state.noHints = true;
+                return false;
+            }
+            surplus = state.keepSubscription(subscription.get());
+        } finally {
+            state.mutex.unlock();
+        }
+        if (surplus != null) {
+            closeQuietly(surplus);
+            return false;
+        }
+        if (!states.containsKey(state.name) || states.get(state.name) != state) {
+            closeSubscription(state);
+        }
+        return true;
+    }
+
+    private boolean hinted(NameState state) {
+        state.mutex.lock();
+        try {
+            return state.hasSubscription();
+        } finally {
+            state.mutex.unlock();
+        }
+    }
+
+    private void onReleaseHint(NameState state) {
+        state.mutex.lock();
+        try {
+            state.wakeHead();
+        } finally {
+            state.mutex.unlock();
+        }
+    }
+
+    // ---- holding lifecycle
+
+    int holdCount(Holding holding) {
+        holding.state.mutex.lock();
+        try {
+            return holding.holds;
+        } finally {
+            holding.state.mutex.unlock();
+        }
+    }
+
+    void release(Handle handle, boolean closing) {
+        Holding holding = handle.holding;
+        if (!handle.released.compareAndSet(false, true)) {
+            if (closing) {
+                return;
+            }
+            throw new LockNotHeldException("lock " + holding + " was already released through this handle");
+        }
+        releaseOne(holding);
+    }
+
+    private void releaseOne(Holding holding) {
+        boolean last;
+        holding.state.mutex.lock();
+        try {
+            Holding.Status status = holding.status();
+            if (status == Holding.Status.LOST) {
+                throw new LockNotHeldException("lock " + holding + " was lost while held (" + holding.lostReason()
+                        + "): the protected work may have overlapped with another holder");
+            }
+            if (status != Holding.Status.HELD && status != Holding.Status.SUSPENDED) {
+                throw new LockNotHeldException("lock " + holding + " is no longer held (" + status + ")");
+            }
+            holding.holds = Math.max(0, holding.holds - 1);
+            last = holding.holds == 0 && holding.scope() == LockScope.LEASE;
+        } finally {
+            holding.state.mutex.unlock();
+        }
+        if (last && holding.end(Holding.Status.RELEASING, null)) {
+            releaseGrant(holding);
+        }
+    }
+
+    private void releaseGrant(Holding holding) {
+        try {
+            callProvider(() -> {
+                provider.release(holding.grant);
+                return null;
+            }, "release '" + holding.state.name + "'");
+            holding.finishRelease(Holding.Status.RELEASED, null);
+        } catch (LockNotHeldException e) {
+            holding.finishRelease(Holding.Status.LOST, e.getMessage());
+            throw new LockNotHeldException("lock " + holding + " was lost before release (" + e.getMessage()
+                    + "): the protected work may have overlapped with another holder");
+        } catch (RuntimeException e) {
+            holding.finishRelease(Holding.Status.RELEASED, null);
+            throw e;
+        } finally {
+            free(holding);
+        }
+    }
+
+    /** The holding no longer occupies its name: wake the next local waiter and give back its reference. */
+    private void free(Holding holding) {
+        detach(holding);
+        unref(holding.state);
+    }
+
+    private void detach(Holding holding) {
+        NameState state = holding.state;
+        state.mutex.lock();
+        try {
+            state.free(holding);
+        } finally {
+            state.mutex.unlock();
+        }
+    }
+
+    void extend(Holding holding, Duration lease) {
+        if (lease == null || lease.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
+        }
+        if (!holding.isUsable()) {
+            throw new LockNotHeldException("cannot extend lock " + holding + ": " + holding.status()
+                    + (holding.lostReason() != null ? " (" + holding.lostReason() + ")" : ""));
+        }
+        if (!holding.grant.leased()) {
+            return;
+        }
+        renewNow(holding, lease);
+        scheduleLeaseTimer(holding);
+    }
+
+    private void renewNow(Holding holding, Duration lease) {
+        long start = System.nanoTime();
+        Instant wallStart = Instant.now();
+        try {
+            callProvider(() -> {
+                provider.renew(holding.grant, lease);
+                return null;
+            }, "renew '" + holding.state.name + "'");
+        } catch (LockNotHeldException e) {
+            lose(holding, "renewal refused: " + e.getMessage());
+            throw e;
+        }
+        holding.leaseFrom(start, wallStart, lease);
+    }
+
+    private void scheduleLeaseTimer(Holding holding) {
+        long now = System.nanoTime();
+        if (holding.renews) {
+            long every = Math.max(TimeUnit.MILLISECONDS.toNanos(1), holding.lease().toNanos() / 3);
+            schedule(holding, () -> renewInBackground(holding), every);
+        } else {
+            schedule(holding, () -> lose(holding, "lease of " + holding.lease() + " ran out (autoRenew off)"),
+                    holding.expiresAtNanos() - now);
+        }
+    }
+
+    private void schedule(Holding holding, Runnable task, long delayNanos) {
+        if (closed) {
+            return;
+        }
+        holding.setTimer(timers.schedule(() -> execute(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
+    }
+
+    private void renewInBackground(Holding holding) {
+        if (!holding.isUsable()) {
+            return;
+        }
+        try {
+            renewNow(holding, holding.lease());
+            scheduleLeaseTimer(holding);
+        } catch (LockNotHeldException e) {
+            log.warn("lock {} lost: {}", holding, e.getMessage());
+        } catch (RuntimeException e) {
+            long left = holding.expiresAtNanos() - System.nanoTime();
+            if (left <= 0) {
+                lose(holding, "backend unreachable until the lease ran out: " + e.getMessage());
+            } else {
+                log.warn("renewing {} failed, retrying within its lease: {}", holding, e.toString());
+                schedule(holding, () -> renewInBackground(holding), Math.min(left, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
+                        holding.lease().toNanos() / 10)));
+            }
+        }
+    }
+
+    /** The grant is gone while its owner still counts on it. */
+    void lose(Holding holding, String reason) {
+        if (!holding.end(Holding.Status.LOST, reason)) {
+            return;
+        }
+        log.warn("lock {} lost: {}", holding, reason);
+        free(holding);
+        if (holding.caller.transaction() != null) {
+            try {
+                holding.caller.transaction().setRollbackOnly();
+            } catch (RuntimeException e) {
+                log.debug("could not mark the transaction rollback-only: {}", e.toString());
+            }
+        }
+        for (Runnable listener : holding.takeLostListeners()) {
+            execute(listener);
+        }
+        if (!holding.grant.endsWithTransaction()) {
+            execute(() -> releaseQuietly(holding.grant, "lost: " + reason));
+        }
+    }
+
+    void onLost(Holding holding, Runnable listener) {
+        if (holding.addLostListener(listener)) {
+            execute(listener);
+        }
+    }
+
+    private void beforeCompletion(Holding holding) {
+        if (holding.grant.endsWithTransaction() && holding.isUsable()) {
+            callProvider(() -> {
+                provider.beforeCompletion(holding.grant);
+                return null;
+            }, "free '" + holding.state.name + "' before commit");
+        }
+    }
+
+    private void afterCompletion(Holding holding, boolean committed) {
+        if (!holding.end(Holding.Status.RELEASING, null)) {
+            return;
+        }
+        try {
+            if (!holding.grant.endsWithTransaction()) {
+                releaseQuietly(holding.grant, committed ? "transaction committed" : "transaction rolled back");
+            }
+        } finally {
+            holding.finishRelease(Holding.Status.RELEASED, null);
+            free(holding);
+        }
+    }
+
+    private void releaseQuietly(Grant grant, String why) {
+        try {
+            provider.release(grant);
+        } catch (LockNotHeldException e) {
+            log.debug("releasing '{}' ({}): already gone", grant.name(), why);
+        } catch (RuntimeException e) {
+            log.warn("releasing '{}' ({}) failed; its lease will run out: {}", grant.name(), why, e.toString());
+        }
+    }
+
+    // ---- j.u.c.Lock view
+
+    boolean acquireForView(String name, LockOptions options, boolean interruptible) {
+        return acquireSync(name, options, interruptible) != null;
+    }
+
+    void releaseForView(String name) {
+        Caller caller = caller(defaults);
+        NameState state = states.get(name);
+        Holding holding = null;
+        if (state != null) {
+            state.mutex.lock();
+            try {
+                holding = state.reentrant(caller);
+            } finally {
+                state.mutex.unlock();
+            }
+        }
+        if (holding == null) {
+            throw new IllegalMonitorStateException("lock '" + name + "' is not held by " + caller.owner().id());
+        }
+        releaseOne(holding);
+    }
+
+    // ---- plumbing
+
+    private Caller caller(LockOptions options) {
+        Optional<CallerTransaction> transaction =
+                options.scope() == LockScope.LEASE ? Optional.empty() : transactions.current();
+        LockScope scope = options.scope() == LockScope.AUTO
+                ? (transaction.isPresent() ? LockScope.TRANSACTION : LockScope.LEASE)
+                : options.scope();
+        Thread thread = Thread.currentThread();
+        if (scope == LockScope.TRANSACTION) {
+            CallerTransaction tx = transaction.orElseThrow(() -> new IllegalStateException(
+                    "LockScope.TRANSACTION needs an active transaction on the calling thread, and " + transactions
+                            + " found none: acquire inside a transaction, or use LockScope.LEASE or AUTO"));
+            Object key = tx.key();
+            return new Caller(scope, key, new LockOwner(host, instanceId, "tx:" + abbreviate(String.valueOf(key), 150)), tx, thread);
+        }
+        ThreadKey key = THREAD_KEY.get();
+        return new Caller(scope, key, new LockOwner(host, instanceId, "t" + key.sequence + ":" + abbreviate(thread.getName(), 100)),
+                null, thread);
+    }
+
+    private NameState ref(String name) {
+        return states.compute(name, (k, state) -> {
+            NameState s = state != null ? state : new NameState(k);
+            s.refs++;
+            return s;
+        });
+    }
+
+    private void unref(NameState state) {
+        boolean[] removed = {false};
+        states.computeIfPresent(state.name, (k, s) -> {
+            if (s != state) {
+                return s;
+            }
+            if (--s.refs == 0) {
+                removed[0] = true;
+                return null;
+            }
+            return s;
+        });
+        if (removed[0]) {
+            closeSubscription(state);
+        }
+    }
+
+    private void closeSubscription(NameState state) {
+        AutoCloseable subscription;
+        state.mutex.lock();
+        try {
+            subscription = state.takeSubscription();
+        } finally {
+            state.mutex.unlock();
+        }
+        if (subscription != null) {
+            closeQuietly(subscription);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            log.debug("closing a wake-up subscription failed: {}", e.toString());
+        }
+    }
+
+    private <T> T callProvider(java.util.function.Supplier<T> call, String what) {
+        try {
+            return call.get();
+        } catch (LockException | IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockBackendException(provider.describe() + ": could not " + what + ": " + e, e);
+        }
+    }
+
+    private void execute(Runnable task) {
+        try {
+            workers.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("lock manager closed, dropping a background task");
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new LockException("lock manager " + instanceId + " is closed");
+        }
+    }
+
+    private static void requireOptions(LockOptions options) {
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null: use LockOptions.defaults()");
+        }
+    }
+
+    /** Waits longer than this (about 73 years) are waits until granted; it keeps deadline arithmetic exact. */
+    private static final long FOREVER_NANOS = Long.MAX_VALUE / 4;
+
+    private static long waitNanos(Duration wait) {
+        return wait.compareTo(Duration.ofNanos(FOREVER_NANOS)) >= 0 ? FOREVER_NANOS : wait.toNanos();
+    }
+
+    private static String abbreviate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max);
+    }
+
+    private ThreadFactory threads(String role) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, "txlock-" + instanceId + "-" + role + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Identity of a thread as lock owner; unique for the JVM's lifetime, unlike thread ids. */
+    private static final class ThreadKey {
+        final long sequence;
+
+        ThreadKey(long sequence) {
+            this.sequence = sequence;
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.txlock.core;
+
+import io.txlock.spi.GrantListener;
+
+/** Routes a provider's reports about one grant to its holding, remembering those that come before it exists. */
+final class GrantEvents implements GrantListener {
+    private final CoreLockManager manager;
+    private Holding holding;
+    private boolean suspendedEarly;
+    private String lostEarly;
+
+    GrantEvents(CoreLockManager manager) {
+        this.manager = manager;
+    }
+
+    void attach(Holding h) {
+        String lost;
+        boolean suspended;
+        synchronized (this) {
+            holding = h;
+            lost = lostEarly;
+            suspended = suspendedEarly;
+        }
+        if (lost != null) {
+            manager.lose(h, lost);
+        } else if (suspended) {
+            h.suspend();
+        }
+    }
+
+    @Override
+    public void suspended() {
+        Holding h;
+        synchronized (this) {
+            h = holding;
+            if (h == null) {
+                suspendedEarly = true;
+                return;
+            }
+        }
+        h.suspend();
+    }
+
+    @Override
+    public void restored() {
+        Holding h;
+        synchronized (this) {
+            h = holding;
+            if (h == null) {
+                suspendedEarly = false;
+                return;
+            }
+        }
+        h.restore();
+    }
+
+    @Override
+    public void lost(String reason) {
+        Holding h;
+        synchronized (this) {
+            h = holding;
+            if (h == null) {
+                lostEarly = reason;
+                return;
+            }
+        }
+        manager.lose(h, reason);
+    }
+}

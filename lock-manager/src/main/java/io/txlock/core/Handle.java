@@ -1,0 +1,80 @@
+package io.txlock.core;
+
+import io.txlock.LockHandle;
+import io.txlock.LockScope;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** One acquire of a {@link Holding}: releasing it counts the holding down once. */
+final class Handle implements LockHandle {
+    private final CoreLockManager manager;
+    final Holding holding;
+    final AtomicBoolean released = new AtomicBoolean();
+
+    Handle(CoreLockManager manager, Holding holding) {
+        this.manager = manager;
+        this.holding = holding;
+    }
+
+    @Override
+    public String name() {
+        return holding.state.name;
+    }
+
+    @Override
+    public long fencingToken() {
+        return holding.grant.fencingToken();
+    }
+
+    @Override
+    public int holdCount() {
+        return manager.holdCount(holding);
+    }
+
+    @Override
+    public LockScope scope() {
+        return holding.scope();
+    }
+
+    @Override
+    public Instant expiresAt() {
+        return holding.expiresAt();
+    }
+
+    @Override
+    public boolean isValid() {
+        return !released.get() && holding.status() == Holding.Status.HELD;
+    }
+
+    @Override
+    public void extend(Duration lease) {
+        if (released.get()) {
+            throw new io.txlock.LockNotHeldException("cannot extend lock " + holding + ": this handle was released");
+        }
+        manager.extend(holding, lease);
+    }
+
+    @Override
+    public void onLost(Runnable listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        manager.onLost(holding, listener);
+    }
+
+    @Override
+    public void release() {
+        manager.release(this, false);
+    }
+
+    @Override
+    public void close() {
+        manager.release(this, true);
+    }
+
+    @Override
+    public String toString() {
+        return "LockHandle[" + holding + ", " + holding.scope() + (released.get() ? ", released" : "") + "]";
+    }
+}

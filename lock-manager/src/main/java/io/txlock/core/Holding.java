@@ -1,0 +1,146 @@
+package io.txlock.core;
+
+import io.txlock.LockScope;
+import io.txlock.spi.Grant;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+
+/** A grant held by one local owner, shared by all its reentrant handles. */
+final class Holding {
+
+    enum Status { HELD, SUSPENDED, RELEASING, RELEASED, LOST }
+
+    final NameState state;
+    final Caller caller;
+    final Grant grant;
+    final boolean renews;
+    /** Guarded by state.mutex. */
+    int holds = 1;
+    private Status status = Status.HELD;
+    private String lostReason;
+    private volatile Duration lease;
+    private volatile long expiresAtNanos;
+    private volatile Instant expiresAt;
+    private ScheduledFuture<?> timer;
+    private final List<Runnable> lostListeners = new ArrayList<>();
+
+    Holding(NameState state, Caller caller, Grant grant, Duration lease, boolean autoRenew, long startNanos, Instant wallStart) {
+        this.state = state;
+        this.caller = caller;
+        this.grant = grant;
+        this.renews = caller.scope() == LockScope.TRANSACTION || autoRenew;
+        this.lease = lease;
+        if (grant.leased()) {
+            leaseFrom(startNanos, wallStart, lease);
+        }
+    }
+
+    LockScope scope() {
+        return caller.scope();
+    }
+
+    Duration lease() {
+        return lease;
+    }
+
+    void leaseFrom(long startNanos, Instant wallStart, Duration lease) {
+        this.lease = lease;
+        this.expiresAtNanos = startNanos + lease.toNanos();
+        this.expiresAt = wallStart.plus(lease);
+    }
+
+    long expiresAtNanos() {
+        return expiresAtNanos;
+    }
+
+    Instant expiresAt() {
+        return grant.leased() ? expiresAt : null;
+    }
+
+    synchronized Status status() {
+        return status;
+    }
+
+    synchronized boolean isUsable() {
+        return status == Status.HELD || status == Status.SUSPENDED;
+    }
+
+    synchronized String lostReason() {
+        return lostReason;
+    }
+
+    /** Moves from HELD or SUSPENDED to {@code to}; true for the one caller that made the move. */
+    synchronized boolean end(Status to, String reason) {
+        if (status != Status.HELD && status != Status.SUSPENDED) {
+            return false;
+        }
+        status = to;
+        if (to == Status.LOST) {
+            lostReason = reason;
+        }
+        cancelTimer();
+        return true;
+    }
+
+    synchronized boolean finishRelease(Status to, String reason) {
+        if (status != Status.RELEASING) {
+            return false;
+        }
+        status = to;
+        if (to == Status.LOST) {
+            lostReason = reason;
+        }
+        return true;
+    }
+
+    synchronized void suspend() {
+        if (status == Status.HELD) {
+            status = Status.SUSPENDED;
+        }
+    }
+
+    synchronized void restore() {
+        if (status == Status.SUSPENDED) {
+            status = Status.HELD;
+        }
+    }
+
+    synchronized void setTimer(ScheduledFuture<?> next) {
+        cancelTimer();
+        if (status == Status.HELD || status == Status.SUSPENDED) {
+            timer = next;
+        } else {
+            next.cancel(false);
+        }
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    /** @return true if the listener must run now because the lock is already lost */
+    synchronized boolean addLostListener(Runnable listener) {
+        if (status == Status.LOST) {
+            return true;
+        }
+        lostListeners.add(listener);
+        return false;
+    }
+
+    synchronized List<Runnable> takeLostListeners() {
+        List<Runnable> all = List.copyOf(lostListeners);
+        lostListeners.clear();
+        return all;
+    }
+
+    @Override
+    public String toString() {
+        return "'" + state.name + "' token " + grant.fencingToken() + " held by " + caller.owner().id();
+    }
+}

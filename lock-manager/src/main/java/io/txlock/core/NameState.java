@@ -1,0 +1,100 @@
+package io.txlock.core;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What this manager knows locally about one name: its local holder and its FIFO queue of local waiters.
+ * Only the head of the queue, and only while no local owner holds the name, talks to the backend; so one
+ * JVM sends one contender per name, however many threads wait. Exists only while someone holds or waits.
+ */
+final class NameState {
+    final String name;
+    final ReentrantLock mutex = new ReentrantLock();
+    private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    /** Guarded by mutex. */
+    Holding holding;
+    /** Guarded by mutex. */
+    private AutoCloseable subscription;
+    /** Guarded by mutex: the provider offered no wake-up hint. */
+    boolean noHints;
+    /** Guarded by the manager's map: holders and waiters that keep this state alive. */
+    int refs;
+
+    NameState(String name) {
+        this.name = name;
+    }
+
+    boolean isTurnOf(Waiter w) {
+        return holding == null && queue.peekFirst() == w;
+    }
+
+    void enqueue(Waiter w) {
+        queue.addLast(w);
+    }
+
+    /** Removes a waiter that gave up or was granted; wakes the next one if it was first. */
+    void leave(Waiter w) {
+        boolean wasFirst = queue.peekFirst() == w;
+        queue.remove(w);
+        if (wasFirst) {
+            wakeHead();
+        }
+    }
+
+    void wakeHead() {
+        if (holding == null) {
+            Waiter head = queue.peekFirst();
+            if (head != null) {
+                head.wake();
+            }
+        }
+    }
+
+    /** Wakes every waiter, so that each notices the manager closed. */
+    void wakeAll() {
+        for (Waiter w : queue) {
+            w.wake();
+        }
+    }
+
+    /** The local holding the caller may re-enter: same owner, or held by the caller's own thread. */
+    Holding reentrant(Caller caller) {
+        Holding h = holding;
+        if (h != null && h.isUsable() && (h.caller.key().equals(caller.key()) || h.caller.thread() == caller.thread())) {
+            return h;
+        }
+        return null;
+    }
+
+    void grant(Waiter w, Holding h) {
+        queue.remove(w);
+        holding = h;
+    }
+
+    void free(Holding h) {
+        if (holding == h) {
+            holding = null;
+            wakeHead();
+        }
+    }
+
+    /** Keeps {@code s} unless a subscription exists; returns the one the caller must close, or null. */
+    AutoCloseable keepSubscription(AutoCloseable s) {
+        if (subscription != null) {
+            return s;
+        }
+        subscription = s;
+        return null;
+    }
+
+    boolean hasSubscription() {
+        return subscription != null;
+    }
+
+    AutoCloseable takeSubscription() {
+        AutoCloseable s = subscription;
+        subscription = null;
+        return s;
+    }
+}

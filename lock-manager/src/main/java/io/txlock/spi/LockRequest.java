@@ -1,0 +1,19 @@
+package io.txlock.spi;
+
+import java.time.Duration;
+
+/**
+ * One attempt to take a lock.
+ *
+ * @param name the validated lock name
+ * @param owner who asks
+ * @param lease how long a leased grant lasts without renewal
+ * @param maxBlock how long a provider that {@link LockProvider#blocksWhileWaiting() blocks while waiting}
+ *     may block in the backend before answering "held"; zero means answer at once
+ * @param transactional the lock must last until the caller's transaction completes; a provider that
+ *     {@link LockProvider#joinsCallerTransaction() joins it} runs the attempt inside it, on the calling thread
+ * @param listener where to report suspension or loss of the resulting grant
+ */
+public record LockRequest(String name, LockOwner owner, Duration lease, Duration maxBlock, boolean transactional,
+        GrantListener listener) {
+}
