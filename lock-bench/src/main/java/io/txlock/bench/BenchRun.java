@@ -1,0 +1,73 @@
+package io.txlock.bench;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Runs the chosen scenarios on each chosen backend and strategy, and collects the report. */
+final class BenchRun {
+
+    /** Every scenario, in the order they run by default. */
+    static final List<Scenario> SCENARIOS = List.of(new OrdersScenario(), new CounterScenario(), new ManyKeysScenario(),
+            new HandoffScenario());
+
+    private BenchRun() {
+    }
+
+    /**
+     * @param id a scenario id
+     * @return the scenario
+     * @throws IllegalArgumentException listing the ids
+     */
+    static Scenario scenario(String id) {
+        return SCENARIOS.stream().filter(s -> s.id().equalsIgnoreCase(id.strip())).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown scenario '" + id + "': use one of "
+                        + SCENARIOS.stream().map(Scenario::id).toList()));
+    }
+
+    /**
+     * @param config what to run
+     * @param command the command line, for the report
+     * @param progress where to show progress
+     * @return the report; {@link BenchReport#passed()} is false if a checker found a violation or a backend failed
+     */
+    static BenchReport run(BenchConfig config, String command, Progress progress) {
+        Instant started = Instant.now();
+        long begin = System.nanoTime();
+        String loadAtStart = MachineInfo.loadAverage();
+        List<BenchReport.BackendInfo> backends = new ArrayList<>();
+        List<ScenarioResult> results = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        for (BackendSpec spec : config.backends()) {
+            try (Backend backend = Backends.open(spec, config.connections(), config.processes() > 0)) {
+                backends.add(new BenchReport.BackendInfo(spec.kind().cliName(), backend.describe()));
+                progress.note(spec.kind().cliName() + ": " + backend.describe());
+                List<String> strategies = strategies(backend, config.strategies());
+                for (String id : config.scenarios()) {
+                    Scenario scenario = scenario(id);
+                    try {
+                        List<ScenarioResult> found = scenario.run(backend, strategies, config, progress);
+                        results.addAll(found);
+                        found.forEach(r -> progress.note(ConsoleTable.oneLine(r)));
+                    } catch (Exception e) {
+                        errors.add(spec.kind().cliName() + " " + id + ": " + e);
+                        progress.note("  " + spec.kind().cliName() + " " + id + " FAILED TO RUN: " + e);
+                    }
+                }
+            } catch (Exception e) {
+                errors.add(spec.kind().cliName() + ": " + e.getMessage());
+                progress.note(spec.kind().cliName() + ": could not run: " + e.getMessage());
+            }
+        }
+        return new BenchReport(command, started, (System.nanoTime() - begin) / 1e9, MachineInfo.current(), loadAtStart,
+                MachineInfo.loadAverage(), backends, results, errors);
+    }
+
+    /** The asked strategies this backend offers; all it offers if none were asked for or none of them apply. */
+    private static List<String> strategies(Backend backend, List<String> asked) {
+        List<String> offered = backend.strategies();
+        List<String> chosen = asked.stream().map(s -> s.strip().toUpperCase(java.util.Locale.ROOT))
+                .filter(offered::contains).toList();
+        return chosen.isEmpty() ? offered : chosen;
+    }
+}

@@ -1,0 +1,18 @@
+package io.txlock.bench;
+
+import java.util.List;
+
+/**
+ * What a run of workers left behind.
+ *
+ * @param sections every critical section, warm-up included (a killed holder's section ends when it was dead)
+ * @param timeouts acquires that waited their whole wait
+ * @param errors acquires or releases that failed
+ * @param errorExamples the first few failures, described
+ * @param measuredFrom start of the measured window (nanoTime)
+ * @param measuredTo end of the measured window (nanoTime)
+ * @param kill what happened to the holder that was killed, or null if none was
+ */
+public record ClusterOutcome(List<CriticalSection> sections, long timeouts, long errors, List<String> errorExamples,
+        long measuredFrom, long measuredTo, KillReport kill) {
+}

@@ -1,0 +1,143 @@
+package io.txlock.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The terminal output: one table of every figure, then the targets, the kills and the verdict. */
+final class ConsoleTable {
+
+    private static final String[] HEADER = {"backend", "strategy", "scenario", "way", "ops/s", "p50", "p99", "p99.9",
+            "handoff p50", "handoff p99", "check", "counts"};
+
+    private ConsoleTable() {
+    }
+
+    /**
+     * @param r a result
+     * @return one line for the progress log
+     */
+    static String oneLine(ScenarioResult r) {
+        StringBuilder b = new StringBuilder("  ").append(r.backend()).append(' ').append(r.strategy()).append(" · ")
+                .append(r.scenario()).append(':');
+        for (Measurement m : r.measurements()) {
+            b.append(' ').append(m.way()).append(' ').append(Format.rate(m.throughput())).append(" ops/s");
+            b.append(" [").append(m.verdict().summary()).append(']');
+        }
+        if (r.ratio() != null) {
+            b.append("; ").append(r.ratio().what()).append(' ').append(r.ratio().describe());
+        }
+        return b.toString();
+    }
+
+    /**
+     * @param report the run
+     * @param out where to print
+     */
+    static void print(BenchReport report, PrintStream out) {
+        out.println();
+        out.println("txlock lock-bench — " + report.machine().describe());
+        out.println("load average " + report.loadAtStart() + " at start, " + report.loadAtEnd() + " at end; "
+                + String.format(java.util.Locale.ROOT, "%.0f s", report.seconds()));
+        for (BenchReport.BackendInfo b : report.backends()) {
+            out.println(b.name() + ": " + b.describe());
+        }
+        out.println();
+        List<String[]> rows = new ArrayList<>();
+        rows.add(HEADER);
+        java.util.Set<Measurement> shown = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (ScenarioResult r : report.results()) {
+            for (Measurement m : r.measurements()) {
+                if (!shown.add(m)) {
+                    continue;
+                }
+                rows.add(new String[] {r.backend(), m.way().equals("txlock") ? r.strategy() : "-", r.scenario(), m.way(), Format.rate(m.throughput()),
+                        Format.latency(m.latency().p50()), Format.latency(m.latency().p99()), Format.latency(m.latency().p999()),
+                        Format.latency(m.handoff().p50()), Format.latency(m.handoff().p99()), m.verdict().summary(),
+                        Format.counts(m)});
+            }
+        }
+        printTable(rows, out);
+        out.println();
+        out.println("latency: a whole lock + unlock cycle (orders: a whole submission); handoff: one holder's end to the next"
+                + " waiting holder's start");
+        List<ScenarioResult> withRatio = report.results().stream().filter(r -> r.ratio() != null).toList();
+        if (!withRatio.isEmpty()) {
+            out.println();
+            out.println("targets (DESIGN.md)");
+            for (ScenarioResult r : withRatio) {
+                out.println("  " + pad(r.backend() + " " + r.strategy() + " " + r.scenario(), 40) + pad(r.ratio().what(), 28)
+                        + r.ratio().describe());
+            }
+        }
+        for (ScenarioResult r : report.results()) {
+            if (r.kill() != null) {
+                out.println();
+                out.println("kill -9 (" + r.backend() + " " + r.strategy() + " " + r.scenario() + "): " + r.kill().describe());
+            }
+        }
+        out.println();
+        for (String e : report.errors()) {
+            out.println("ERROR " + e);
+        }
+        for (ScenarioResult r : report.results()) {
+            for (String f : r.failures()) {
+                out.println("FAILED " + r.backend() + " " + r.strategy() + " " + r.scenario() + ": " + f);
+            }
+        }
+        for (ScenarioResult r : report.results()) {
+            Measurement seed = r.way("seed");
+            if (seed != null && !seed.verdict().passed() && r.strategy().equals(firstStrategy(report, r.backend()))) {
+                out.println("seed (" + r.backend() + "): " + seed.notes().get(seed.notes().size() - 1) + " (the seed's flaw, not"
+                        + " a txlock failure)");
+            }
+        }
+        long sections = report.results().stream().flatMap(r -> r.measurements().stream()).filter(m -> !m.way().equals("seed"))
+                .mapToLong(m -> m.verdict().sections()).sum();
+        out.println(report.passed()
+                ? "CHECKER PASSED: " + String.format(java.util.Locale.ROOT, "%,d", sections)
+                        + " critical sections, no overlapping holders, no token went backwards"
+                : "CHECKER FAILED: see above");
+    }
+
+    private static String firstStrategy(BenchReport report, String backend) {
+        return report.results().stream().filter(r -> r.backend().equals(backend) && r.way("seed") != null)
+                .map(ScenarioResult::strategy).findFirst().orElse("");
+    }
+
+    private static void printTable(List<String[]> rows, PrintStream out) {
+        int[] widths = new int[HEADER.length];
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                widths[i] = Math.max(widths[i], row[i].length());
+            }
+        }
+        for (int r = 0; r < rows.size(); r++) {
+            StringBuilder line = new StringBuilder();
+            String[] row = rows.get(r);
+            for (int i = 0; i < row.length; i++) {
+                boolean numeric = i >= 4 && i <= 9;
+                line.append(numeric ? padLeft(row[i], widths[i]) : pad(row[i], widths[i]));
+                if (i < row.length - 1) {
+                    line.append("  ");
+                }
+            }
+            out.println(line.toString().stripTrailing());
+            if (r == 0) {
+                int total = 0;
+                for (int w : widths) {
+                    total += w + 2;
+                }
+                out.println("-".repeat(Math.max(0, total - 2)));
+            }
+        }
+    }
+
+    private static String pad(String s, int width) {
+        return s.length() >= width ? s + " " : s + " ".repeat(width - s.length());
+    }
+
+    private static String padLeft(String s, int width) {
+        return s.length() >= width ? s : " ".repeat(width - s.length()) + s;
+    }
+}

@@ -1,0 +1,58 @@
+package io.txlock.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What each worker of a lock scenario does, the same in a thread and in a worker JVM: lock one of
+ * {@code names} names, spend {@code hold} inside (incrementing the shared counter if there is one), unlock.
+ *
+ * @param namePrefix the lock name if there is one, else names are this prefix, '-' and 0 … names - 1
+ * @param names how many lock names the workers spread over
+ * @param hold how long each critical section lasts, besides the counter's read and write
+ * @param counter the file holding the shared counter incremented in every critical section, or null
+ * @param waitTime how long an acquire may wait
+ * @param lease the lease of LEASE-scoped locks (renewed while the holder lives)
+ */
+public record LockWorkload(String namePrefix, int names, Duration hold, Path counter, Duration waitTime, Duration lease) {
+
+    /** @return every lock name of the workload */
+    public List<String> allNames() {
+        List<String> all = new ArrayList<>(names);
+        for (int i = 0; i < names; i++) {
+            all.add(name(i));
+        }
+        return all;
+    }
+
+    /**
+     * @param i 0 … names - 1
+     * @return the i-th name
+     */
+    public String name(int i) {
+        return names == 1 ? namePrefix : namePrefix + "-" + i;
+    }
+
+    /** @return {@code key=value} arguments for a worker JVM */
+    public List<String> toArgs() {
+        List<String> args = new ArrayList<>(List.of("prefix=" + namePrefix, "names=" + names, "holdNanos=" + hold.toNanos(),
+                "waitMillis=" + waitTime.toMillis(), "leaseMillis=" + lease.toMillis()));
+        if (counter != null) {
+            args.add("counter=" + counter);
+        }
+        return args;
+    }
+
+    /**
+     * @param args arguments written by {@link #toArgs()}
+     * @return the workload
+     */
+    public static LockWorkload fromArgs(Map<String, String> args) {
+        return new LockWorkload(args.get("prefix"), Integer.parseInt(args.get("names")),
+                Duration.ofNanos(Long.parseLong(args.get("holdNanos"))), args.containsKey("counter") ? Path.of(args.get("counter")) : null,
+                Duration.ofMillis(Long.parseLong(args.get("waitMillis"))), Duration.ofMillis(Long.parseLong(args.get("leaseMillis"))));
+    }
+}

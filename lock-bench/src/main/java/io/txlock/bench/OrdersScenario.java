@@ -1,0 +1,295 @@
+package io.txlock.bench;
+
+import io.txlock.LockHandle;
+import io.txlock.LockManager;
+import io.txlock.LockOptions;
+import io.txlock.LockScope;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Scenario (1), order idempotency: many clients submit orders, a share of them twice, and each order must be
+ * stored exactly once. The seed's way locks the order row that may not exist yet ({@code SELECT … FOR UPDATE} on
+ * the order table, then INSERT, in one transaction): under MariaDB's REPEATABLE READ that takes gap locks that
+ * serialise and deadlock concurrent submissions; on PostgreSQL and H2 it locks nothing and lets duplicates in.
+ * txlock's way takes a TRANSACTION-scoped lock on the order's key inside the order's own transaction, then reads
+ * and inserts without locking reads.
+ */
+final class OrdersScenario implements Scenario {
+
+    /** DESIGN.md: at least 3 x the seed's throughput on MariaDB with 64 clients. */
+    static final double TARGET = 3.0;
+    static final int TARGET_CLIENTS = 64;
+
+    private static final AtomicInteger TABLES = new AtomicInteger();
+
+    private enum Way { TXLOCK, SEED }
+
+    private enum Outcome { STORED, REFUSED }
+
+    @Override
+    public String id() {
+        return "orders";
+    }
+
+    @Override
+    public String title() {
+        return "order idempotency: clients submit orders with duplicates; each must be stored exactly once";
+    }
+
+    @Override
+    public List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress) throws Exception {
+        Measurement seed = measure(backend, strategies.get(0), Way.SEED, config, progress);
+        List<ScenarioResult> results = new ArrayList<>();
+        for (String strategy : strategies) {
+            Measurement txlock = measure(backend, strategy, Way.TXLOCK, config, progress);
+            List<String> failures = new ArrayList<>();
+            if (!txlock.verdict().passed()) {
+                failures.add("txlock: checker " + txlock.verdict().summary());
+                txlock.verdict().examples().forEach(e -> failures.add("txlock: " + e));
+            }
+            if (txlock.count("duplicates") > 0) {
+                failures.add("txlock: " + txlock.count("duplicates") + " orders stored more than once");
+            }
+            if (txlock.count("not stored") > 0) {
+                failures.add("txlock: " + txlock.count("not stored") + " orders never stored (every attempt failed)");
+            }
+            boolean applies = (backend.kind() == BackendKind.MARIADB || backend.kind() == BackendKind.MYSQL)
+                    && config.clients() >= TARGET_CLIENTS;
+            Ratio ratio = new Ratio("txlock/seed throughput", txlock.throughput() / seed.throughput(), TARGET, true, applies);
+            results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), List.of(txlock, seed), ratio,
+                    null, failures));
+        }
+        return results;
+    }
+
+    private static String settings(BenchConfig config) {
+        return config.clients() + " clients (threads on " + config.nodesFor(config.clients()) + " nodes), "
+                + Math.round(config.duplicates() * 100) + "% duplicate submissions, up to " + config.retries() + " retries";
+    }
+
+    private Measurement measure(Backend backend, String strategy, Way way, BenchConfig config, Progress progress) throws Exception {
+        int clients = config.clients();
+        int nodes = way == Way.TXLOCK ? config.nodesFor(clients) : 1;
+        try (Site site = backend.openSite(strategy, nodes)) {
+            DataSource db = site.transactions().target();
+            OrderBook book = OrderBook.create(db, site.dialect(), "orders_" + way.name().toLowerCase(java.util.Locale.ROOT)
+                    + "_" + TABLES.incrementAndGet());
+            progress.phase(backend.kind().cliName() + (way == Way.TXLOCK ? " " + strategy : "") + " · orders · "
+                    + (way == Way.TXLOCK ? "txlock" : "seed"), config.timing().totalNanos());
+            Run run = new Run(site, book, way, config, progress);
+            run.execute();
+            return run.measurement(book.rowsPerOrder(db));
+        }
+    }
+
+    /** One measured run of one way. */
+    private static final class Run {
+        private final Site site;
+        private final OrderBook book;
+        private final Way way;
+        private final BenchConfig config;
+        private final Progress progress;
+        private final OrderStream stream;
+        private final LockOptions lockOptions;
+        private final Queue<CriticalSection> sections = new ConcurrentLinkedQueue<>();
+        private final Map<SqlFailure, LongAdder> failures = new EnumMap<>(SqlFailure.class);
+        private final LongAdder stored = new LongAdder();
+        private final LongAdder refused = new LongAdder();
+        private final LongAdder failed = new LongAdder();
+        private final LongAdder measuredOps = new LongAdder();
+        private final Queue<String> examples = new ConcurrentLinkedQueue<>();
+        private final Histogram latency = Latency.histogram();
+        private final Histogram acquire = Latency.histogram();
+        private long from;
+        private long to;
+
+        Run(Site site, OrderBook book, Way way, BenchConfig config, Progress progress) {
+            this.site = site;
+            this.book = book;
+            this.way = way;
+            this.config = config;
+            this.progress = progress;
+            this.stream = new OrderStream(config.duplicates());
+            this.lockOptions = LockOptions.defaults().withScope(LockScope.TRANSACTION).withWait(config.waitTime());
+            for (SqlFailure f : SqlFailure.values()) {
+                failures.put(f, new LongAdder());
+            }
+        }
+
+        void execute() throws InterruptedException {
+            long begin = System.nanoTime();
+            from = begin + config.timing().warmup().toNanos();
+            to = from + config.timing().duration().toNanos();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < config.clients(); i++) {
+                int client = i;
+                Thread t = new Thread(() -> client(client), "bench-client-" + i);
+                t.setDaemon(true);
+                threads.add(t);
+            }
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join();
+            }
+        }
+
+        private void client(int client) {
+            SplittableRandom random = new SplittableRandom(client * 0x9E3779B97F4A7C15L + System.nanoTime());
+            Histogram mine = Latency.histogram();
+            Histogram mineAcquire = Latency.histogram();
+            LockManager node = site.nodeOf(client);
+            while (System.nanoTime() < to) {
+                long orderNo = stream.next(random);
+                long requested = System.nanoTime();
+                Outcome outcome = null;
+                for (int attempt = 0; attempt <= config.retries() && outcome == null; attempt++) {
+                    try {
+                        outcome = way == Way.TXLOCK ? viaTxlock(client, node, orderNo, mineAcquire) : viaSeed(client, orderNo, mineAcquire);
+                    } catch (Exception e) {
+                        SqlFailure kind = SqlFailure.of(e);
+                        failures.get(kind).increment();
+                        if (kind == SqlFailure.OTHER && examples.size() < 5) {
+                            examples.add(e.toString());
+                        }
+                    }
+                }
+                long done = System.nanoTime();
+                if (outcome == null) {
+                    failed.increment();
+                    continue;
+                }
+                (outcome == Outcome.STORED ? stored : refused).increment();
+                progress.op();
+                if (done >= from && done < to) {
+                    measuredOps.increment();
+                    Latency.record(mine, done - requested);
+                }
+            }
+            synchronized (latency) {
+                latency.add(mine);
+                acquire.add(mineAcquire);
+            }
+        }
+
+        /** txlock's way: a TRANSACTION-scoped lock on the order's key, then a plain read and the insert. */
+        private Outcome viaTxlock(int client, LockManager node, long orderNo, Histogram acquired) throws Exception {
+            String name = "order:" + orderNo;
+            long[] times = new long[3];
+            long[] token = {CriticalSection.NO_TOKEN};
+            try {
+                return site.transactions().inTransaction(c -> {
+                    times[0] = System.nanoTime();
+                    LockHandle lock = node.acquire(name, lockOptions);
+                    times[1] = System.nanoTime();
+                    token[0] = lock.fencingToken();
+                    try {
+                        if (book.exists(c, orderNo)) {
+                            return Outcome.REFUSED;
+                        }
+                        book.insert(c, orderNo, lock.fencingToken());
+                        return Outcome.STORED;
+                    } finally {
+                        times[2] = System.nanoTime();
+                    }
+                });
+            } finally {
+                if (times[1] != 0) {
+                    record(client, name, token[0], times, acquired);
+                }
+            }
+        }
+
+        /** The seed's way: SELECT … FOR UPDATE on the order table, INSERT if missing, in one transaction. */
+        private Outcome viaSeed(int client, long orderNo, Histogram acquired) throws SQLException {
+            long[] times = new long[3];
+            try (Connection c = site.transactions().target().getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    times[0] = System.nanoTime();
+                    boolean exists = book.existsForUpdate(c, orderNo);
+                    times[1] = System.nanoTime();
+                    if (!exists) {
+                        book.insert(c, orderNo, null);
+                    }
+                    times[2] = System.nanoTime();
+                    c.commit();
+                    return exists ? Outcome.REFUSED : Outcome.STORED;
+                } catch (SQLException | RuntimeException e) {
+                    rollbackQuietly(c);
+                    if (times[1] != 0 && times[2] == 0) {
+                        times[2] = System.nanoTime();
+                    }
+                    throw e;
+                } finally {
+                    if (times[1] != 0) {
+                        record(client, "order:" + orderNo, CriticalSection.NO_TOKEN, times, acquired);
+                    }
+                    c.setAutoCommit(true);
+                }
+            }
+        }
+
+        private void record(int client, String name, long token, long[] times, Histogram acquired) {
+            sections.add(new CriticalSection(client, name, token, times[0], times[1], times[2], System.nanoTime()));
+            Latency.record(acquired, times[1] - times[0]);
+        }
+
+        private static void rollbackQuietly(Connection c) {
+            try {
+                c.rollback();
+            } catch (SQLException ignored) {
+                // the connection is broken; the pool drops it
+            }
+        }
+
+        Measurement measurement(Map<Long, Integer> rows) {
+            long duplicates = 0;
+            for (int n : rows.values()) {
+                duplicates += Math.max(0, n - 1);
+            }
+            long notStored = 0;
+            for (long n = OrderStream.FIRST; n < stream.end(); n++) {
+                if (!rows.containsKey(n)) {
+                    notStored++;
+                }
+            }
+            Map<String, Long> counts = new LinkedHashMap<>();
+            counts.put("orders", stream.end() - OrderStream.FIRST);
+            counts.put("stored", stored.sum());
+            counts.put("refused duplicates", refused.sum());
+            counts.put("failed submissions", failed.sum());
+            for (SqlFailure f : SqlFailure.values()) {
+                counts.put(f.countName(), failures.get(f).sum());
+            }
+            counts.put("duplicates", duplicates);
+            counts.put("not stored", notStored);
+            List<String> notes = new ArrayList<>();
+            examples.forEach(e -> notes.add("error: " + e));
+            Checker.Verdict verdict = Checker.check(new ArrayList<>(sections));
+            if (way == Way.SEED && !verdict.passed()) {
+                notes.add("SELECT … FOR UPDATE on a missing order row let " + verdict.overlaps() + " submissions in while another"
+                        + " submission of the same order was inside: on PostgreSQL and H2 it locks nothing; under InnoDB both take"
+                        + " gap locks, which do not exclude each other, and then deadlock on INSERT");
+            }
+            double seconds = (to - from) / 1e9;
+            String describe = way == Way.TXLOCK
+                    ? "TRANSACTION-scoped lock on 'order:<no>' in the order's transaction, plain SELECT, INSERT, COMMIT"
+                    : "SELECT id FROM order WHERE order_no = ? FOR UPDATE, INSERT if missing, COMMIT";
+            return new Measurement(way == Way.TXLOCK ? "txlock" : "seed", describe, measuredOps.sum(), seconds,
+                    measuredOps.sum() / seconds, Latency.of(latency), Latency.of(acquire), Latency.none(), verdict, counts, notes);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package io.txlock.bench;
+
+import java.util.List;
+
+/**
+ * One scenario on one backend and strategy: the figures of each way, the ratio against the target, and what
+ * went wrong.
+ *
+ * @param backend the backend's command-line name
+ * @param strategy the strategy
+ * @param scenario the scenario id
+ * @param settings the scenario's settings, e.g. "8 workers, 1 name, hold 0 µs"
+ * @param measurements txlock first, then its yardstick (floor or seed) if any
+ * @param ratio txlock against the yardstick, or null
+ * @param kill the killed holder's story, or null
+ * @param failures safety failures (overlaps, token regressions, lost updates, duplicates under txlock);
+ *     empty if the run was safe
+ */
+public record ScenarioResult(String backend, String strategy, String scenario, String settings, List<Measurement> measurements,
+        Ratio ratio, KillReport kill, List<String> failures) {
+
+    /** @return whether the run was safe */
+    public boolean passed() {
+        return failures.isEmpty();
+    }
+
+    /**
+     * @param way "txlock", "floor" or "seed"
+     * @return that way's figures, or null
+     */
+    public Measurement way(String way) {
+        return measurements.stream().filter(m -> m.way().equals(way)).findFirst().orElse(null);
+    }
+}

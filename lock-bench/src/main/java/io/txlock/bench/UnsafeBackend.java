@@ -1,0 +1,83 @@
+package io.txlock.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.LockManager;
+import io.txlock.jdbc.JdbcDialect;
+import io.txlock.jdbc.JdbcTransactions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * {@code --backend none}: every node gets a lock manager over an {@link UnsafeLockProvider}, and orders go to an
+ * embedded H2 database. Nothing here locks; the checker must fail.
+ */
+final class UnsafeBackend implements Backend {
+
+    static final String STRATEGY = "NONE";
+
+    private final int poolSize;
+    private HikariDataSource pool;
+
+    /** @param poolSize connections of the orders database */
+    UnsafeBackend(int poolSize) {
+        this.poolSize = poolSize;
+    }
+
+    @Override
+    public BackendKind kind() {
+        return BackendKind.NONE;
+    }
+
+    @Override
+    public String describe() {
+        return "no lock (every acquire granted at once); orders in embedded H2";
+    }
+
+    @Override
+    public List<String> strategies() {
+        return List.of(STRATEGY);
+    }
+
+    @Override
+    public Site openSite(String strategy, int nodes) {
+        JdbcTransactions tx = JdbcTransactions.over(pool());
+        List<LockManager> managers = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            managers.add(LockManager.builder(new UnsafeLockProvider()).transactions(tx).ownerHost("node-" + i).build());
+        }
+        return new Site(managers, tx, JdbcDialect.H2, List.of());
+    }
+
+    private synchronized HikariDataSource pool() {
+        if (pool == null) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl("jdbc:h2:mem:txlock_bench_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
+            config.setUsername("sa");
+            config.setMaximumPoolSize(poolSize);
+            config.setMinimumIdle(poolSize);
+            config.setPoolName("bench-none");
+            pool = Pools.filled(config);
+        }
+        return pool;
+    }
+
+    @Override
+    public Optional<RawLocks> openRaw(String strategy) {
+        return Optional.empty();
+    }
+
+    @Override
+    public BackendSpec childSpec() {
+        return new BackendSpec(BackendKind.NONE, null, null, "", true);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (pool != null) {
+            pool.close();
+        }
+    }
+}

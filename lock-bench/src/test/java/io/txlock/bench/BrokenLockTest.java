@@ -1,0 +1,168 @@
+package io.txlock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txlock.LockInfo;
+import io.txlock.LockManager;
+import io.txlock.jdbc.JdbcDialect;
+import io.txlock.jdbc.JdbcTransactions;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.Grant;
+import io.txlock.spi.LockProvider;
+import io.txlock.spi.LockRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The checker must fail a run whose lock does not lock, and one whose tokens go backwards. */
+class BrokenLockTest {
+
+    private static final Duration HOLD = Duration.ofMillis(1);
+
+    @Test
+    void aRunWithoutAnyLockFailsWithOverlapsAndLostUpdates() throws Exception {
+        BenchConfig config = Configs.withHold(Configs.quick(BackendKind.NONE, List.of(), List.of("counter")), HOLD);
+
+        List<ScenarioResult> results;
+        try (Backend none = new UnsafeBackend(config.connections())) {
+            results = new CounterScenario().run(none, none.strategies(), config, Progress.silent());
+        }
+
+        ScenarioResult result = results.get(0);
+        Measurement txlock = result.way("txlock");
+        assertThat(result.passed()).isFalse();
+        assertThat(txlock.verdict().overlaps()).isPositive();
+        assertThat(txlock.count("lost updates")).isPositive();
+        assertThat(result.failures()).anySatisfy(f -> assertThat(f).contains("overlap on 'counter'"));
+        assertThat(result.failures()).anySatisfy(f -> assertThat(f).contains("lost updates"));
+    }
+
+    @Test
+    void theCommandLineExitsWithOneAndSaysWhyForABrokenLock() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = LockBench.execute(new String[] {"--backend", "none", "--scenarios", "counter,orders", "--duration", "400ms",
+                "--warmup", "100ms", "--workers", "4", "--clients", "8", "--hold", "1ms"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(status).isEqualTo(1);
+        assertThat(printed).contains("CHECKER FAILED").contains("overlaps").contains("lost updates")
+                .contains("orders stored more than once");
+    }
+
+    @Test
+    void anExclusiveLockWhoseTokensGoBackwardsFailsWithTokenRegressions() throws Exception {
+        BenchConfig config = Configs.quick(BackendKind.NONE, List.of(), List.of("handoff"));
+
+        List<ScenarioResult> results;
+        try (Backend reversed = new ReversedTokensBackend(config.connections())) {
+            results = new HandoffScenario().run(reversed, reversed.strategies(), config, Progress.silent());
+        }
+
+        Measurement txlock = results.get(0).way("txlock");
+        assertThat(txlock.ops()).isPositive();
+        assertThat(txlock.verdict().overlaps()).isZero();
+        assertThat(txlock.verdict().tokenRegressions()).isPositive();
+        assertThat(results.get(0).passed()).isFalse();
+    }
+
+    /** A backend whose lock excludes (one holder per name in this JVM) but hands out ever smaller tokens. */
+    private static final class ReversedTokensBackend implements Backend {
+        private final UnsafeBackend orders;
+        private final ReversedTokens provider = new ReversedTokens();
+
+        ReversedTokensBackend(int connections) {
+            this.orders = new UnsafeBackend(connections);
+        }
+
+        @Override
+        public BackendKind kind() {
+            return BackendKind.NONE;
+        }
+
+        @Override
+        public String describe() {
+            return "exclusive, tokens backwards";
+        }
+
+        @Override
+        public List<String> strategies() {
+            return List.of("REVERSED");
+        }
+
+        @Override
+        public Site openSite(String strategy, int nodes) {
+            Site business = orders.openSite(UnsafeBackend.STRATEGY, 1);
+            JdbcTransactions tx = business.transactions();
+            List<LockManager> managers = new ArrayList<>();
+            for (int i = 0; i < nodes; i++) {
+                managers.add(LockManager.builder(provider).transactions(tx).build());
+            }
+            return new Site(managers, tx, JdbcDialect.H2, List.of(business));
+        }
+
+        @Override
+        public Optional<RawLocks> openRaw(String strategy) {
+            return Optional.empty();
+        }
+
+        @Override
+        public BackendSpec childSpec() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {
+            orders.close();
+        }
+    }
+
+    private static final class ReversedTokens implements LockProvider {
+        private final ConcurrentHashMap<String, Grant> held = new ConcurrentHashMap<>();
+        private final AtomicLong tokens = new AtomicLong(Long.MAX_VALUE / 2);
+
+        @Override
+        public String describe() {
+            return "reversed tokens";
+        }
+
+        @Override
+        public Attempt tryAcquire(LockRequest request) {
+            Grant grant = new SimpleGrant(request.name(), tokens.decrementAndGet());
+            return held.putIfAbsent(request.name(), grant) == null ? Attempt.granted(grant) : Attempt.heldFor(Duration.ZERO);
+        }
+
+        @Override
+        public void renew(Grant grant, Duration lease) {
+        }
+
+        @Override
+        public void release(Grant grant) {
+            held.remove(grant.name(), grant);
+        }
+
+        @Override
+        public Optional<LockInfo> inspect(String name) {
+            return Optional.empty();
+        }
+
+        /** Not closed by each manager: shared by all of them. */
+        @Override
+        public void close() {
+        }
+    }
+
+    private record SimpleGrant(String name, long fencingToken) implements Grant {
+        @Override
+        public boolean leased() {
+            return false;
+        }
+    }
+}
