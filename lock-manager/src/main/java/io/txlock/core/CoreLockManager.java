@@ -768,6 +768,12 @@ public final class CoreLockManager implements LockManager {
     }
 
     private void beforeCompletion(Holding holding) {
+        if (holding.status() == Holding.Status.LOST) {
+            // lose() may have run on a backend thread (a ZooKeeper session event), where a thread-bound
+            // transaction API such as TransactionSynchronizationRegistry cannot mark it: mark it here, on its thread
+            holding.caller.transaction().setRollbackOnly();
+            return;
+        }
         if (holding.grant.endsWithTransaction() && holding.isUsable()) {
             callProvider(() -> {
                 provider.beforeCompletion(holding.grant);
