@@ -504,7 +504,7 @@ public final class CoreLockManager implements LockManager {
             if (caller.scope() == LockScope.TRANSACTION) {
                 caller.transaction().onCompletion(() -> beforeCompletion(holding), committed -> afterCompletion(holding, committed));
             }
-            if (grant.leased()) {
+            if (holding.limited()) {
                 scheduleLeaseTimer(holding);
             }
         } catch (RuntimeException e) {
@@ -678,7 +678,7 @@ public final class CoreLockManager implements LockManager {
             throw new LockNotHeldException("cannot extend lock " + holding + ": " + holding.status()
                     + (holding.lostReason() != null ? " (" + holding.lostReason() + ")" : ""));
         }
-        if (!holding.grant.leased()) {
+        if (!holding.limited()) {
             return;
         }
         renewNow(holding, lease);
