@@ -261,6 +261,26 @@ class ZooKeeperLockProviderTest {
     }
 
     @Test
+    void leaseWithoutRenewalIsAHardLimitEvenThoughTheNodeLivesWithTheSession() throws Exception {
+        Contender a = contender();
+        Contender b = contender();
+        Duration lease = Duration.ofMillis(500);
+        LockHandle limited = a.locks().acquire("limited",
+                LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease).withAutoRenew(false));
+        assertThat(limited.expiresAt()).isNotNull();
+        CountDownLatch told = new CountDownLatch(1);
+        limited.onLost(told::countDown);
+
+        assertThat(told.await(AWAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(limited.isValid()).isFalse();
+        try (LockHandle taken = b.locks().acquire("limited")) {
+            assertThat(taken.fencingToken()).isGreaterThan(limited.fencingToken());
+            assertThat(queue("limited")).hasSize(1);
+        }
+        assertThatThrownBy(limited::release).isInstanceOf(LockNotHeldException.class);
+    }
+
+    @Test
     void holderWhoseNodeIsDeletedLosesTheLock() throws Exception {
         Contender a = contender();
         Contender b = contender();
