@@ -62,10 +62,14 @@ final class LockNodes {
         return (owner.host() + "\n" + owner.id()).getBytes(StandardCharsets.UTF_8);
     }
 
-    /** @return {host, id} from node data written by {@link #ownerData}; unknown parts are empty */
-    static String[] owner(byte[] data) {
+    /** @return the owner in node data written by {@link #ownerData}; unknown parts are empty */
+    static Owner owner(byte[] data) {
         String text = data == null ? "" : new String(data, StandardCharsets.UTF_8);
         int newline = text.indexOf('\n');
-        return newline < 0 ? new String[] {text, ""} : new String[] {text.substring(0, newline), text.substring(newline + 1)};
+        return newline < 0 ? new Owner(text, "") : new Owner(text.substring(0, newline), text.substring(newline + 1));
+    }
+
+    /** A holder as written in its node. */
+    record Owner(String host, String id) {
     }
 }

@@ -152,7 +152,10 @@ public final class ZooKeeperLockProvider implements LockProvider {
         }
     }
 
-    /** Leased grants only: a ZooKeeper grant lives with its session, so this only checks that its node is there. */
+    /**
+     * Called only when the owner extends a lock whose renewal it turned off: a ZooKeeper grant lives with its
+     * session, so there is nothing to extend, only to check that its node is still there.
+     */
     @Override
     public void renew(Grant grant, Duration lease) {
         ZooKeeperGrant g = (ZooKeeperGrant) grant;
@@ -204,9 +207,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
                 } catch (KeeperException.NoNodeException releasedMeanwhile) {
                     continue;
                 }
-                String[] owner = LockNodes.owner(data);
-                return Optional.of(new LockInfo(name, owner[0], owner[1], stat.getCzxid(), Instant.ofEpochMilli(stat.getCtime()),
-                        null, 1));
+                LockNodes.Owner owner = LockNodes.owner(data);
+                return Optional.of(new LockInfo(name, owner.host(), owner.id(), stat.getCzxid(),
+                        Instant.ofEpochMilli(stat.getCtime()), null, 1));
             }
         } catch (Exception e) {
             throw backendFailure("inspect '" + name + "'", e);

@@ -34,8 +34,8 @@ class LockNodesTest {
     @Test
     void ownerDataRoundTrips() {
         LockOwner owner = new LockOwner("host-1", "abc", "t7:worker\nwith newline");
-        String[] read = LockNodes.owner(LockNodes.ownerData(owner));
-        assertThat(read).containsExactly("host-1", "abc/t7:worker\nwith newline");
-        assertThat(LockNodes.owner(new byte[0])).containsExactly("", "");
+        assertThat(LockNodes.owner(LockNodes.ownerData(owner)))
+                .isEqualTo(new LockNodes.Owner("host-1", "abc/t7:worker\nwith newline"));
+        assertThat(LockNodes.owner(new byte[0])).isEqualTo(new LockNodes.Owner("", ""));
     }
 }
