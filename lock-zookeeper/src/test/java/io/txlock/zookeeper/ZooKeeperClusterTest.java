@@ -12,14 +12,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.apache.curator.utils.ZKPaths;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,6 +90,35 @@ class ZooKeeperClusterTest {
             assertThat(tokens).hasSizeGreaterThanOrEqualTo(3 * GRANTS_PER_PHASE).isSorted().doesNotHaveDuplicates();
             assertThat(tokens.get(tokens.size() - 1) >>> 32).as("the new leader's epoch (high half of every zxid)")
                     .isGreaterThan(tokens.get(0) >>> 32);
+        }
+    }
+
+    @Test
+    void holderWhoseNodeWasDeletedWhileItWasDisconnectedIsNotRestored() throws Exception {
+        String basePath = ZooKeeperTesting.randomBasePath();
+        List<InstanceSpec> servers = new ArrayList<>(cluster.getInstances());
+        InstanceSpec holderServer = servers.get(0);
+        // the holder can reach one server only, so it stays disconnected while that one is down
+        LockManager holder = LockManager.builder(ZooKeeperLockProvider.builder(
+                        ZooKeeperTesting.client(holderServer.getConnectString(), 20_000)).basePath(basePath).closeClient(true).build())
+                .transactions(TransactionSupport.none()).build();
+        managers.add(holder);
+        CuratorFramework observer = ZooKeeperTesting.client(servers.get(1).getConnectString() + "," + servers.get(2).getConnectString());
+        try {
+            LockHandle held = holder.acquire("deleted-meanwhile");
+            CountDownLatch lost = new CountDownLatch(1);
+            held.onLost(lost::countDown);
+            String parent = ZKPaths.makePath(basePath, ZNodeNames.encode("deleted-meanwhile"));
+
+            assertThat(cluster.killServer(holderServer)).isTrue();
+            await().atMost(PHASE).until(() -> !held.isValid());
+            observer.delete().forPath(ZKPaths.makePath(parent, observer.getChildren().forPath(parent).get(0)));
+            assertThat(cluster.restartServer(holderServer)).isTrue();
+
+            assertThat(lost.await(PHASE.toSeconds(), TimeUnit.SECONDS)).as("told once it is back").isTrue();
+            assertThat(held.isValid()).isFalse();
+        } finally {
+            observer.close();
         }
     }
 
