@@ -169,24 +169,34 @@ public final class CoreLockManager implements LockManager {
         return waiter.future;
     }
 
+    /**
+     * Asks the backend; where this manager holds the lock, its own knowledge fills in what the backend cannot
+     * show (the hold count, and the owner of a row lock held by a still open transaction).
+     */
     @Override
     public Optional<LockInfo> inspect(String name) {
         ensureOpen();
         LockNames.validate(name);
-        Optional<LockInfo> info = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
+        Optional<LockInfo> seen = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
         NameState state = states.get(name);
-        if (info.isPresent() && state != null) {
-            state.mutex.lock();
-            try {
-                Holding h = state.holding;
-                if (h != null && h.grant.fencingToken() == info.get().fencingToken()) {
-                    return Optional.of(info.get().withHoldCount(Math.max(1, h.holds)));
-                }
-            } finally {
-                state.mutex.unlock();
-            }
+        if (state == null) {
+            return seen;
         }
-        return info;
+        state.mutex.lock();
+        try {
+            Holding h = state.holding;
+            if (h == null || !h.isUsable()) {
+                return seen;
+            }
+            long token = h.grant.fencingToken();
+            if (seen.isPresent() && seen.get().fencingToken() != token && seen.get().fencingToken() != 0) {
+                return seen;
+            }
+            return Optional.of(new LockInfo(name, h.caller.owner().host(), h.caller.owner().id(), token,
+                    seen.map(LockInfo::since).orElse(h.since), h.expiresAt(), Math.max(1, h.holds)));
+        } finally {
+            state.mutex.unlock();
+        }
     }
 
     @Override
