@@ -155,8 +155,10 @@ public final class CoreLockManager implements LockManager {
         });
         long waitNanos = waitNanos(options.waitTime());
         if (waitNanos < FOREVER_NANOS) {
-            timers.schedule(() -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
+            java.util.concurrent.ScheduledFuture<?> timeout = timers.schedule(
+                    () -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
                     waitNanos, TimeUnit.NANOSECONDS);
+            waiter.future.whenComplete((handle, failure) -> timeout.cancel(false));
         }
         state.mutex.lock();
         try {
@@ -427,14 +429,18 @@ public final class CoreLockManager implements LockManager {
             try {
                 attempting = false;
                 pauseUntil = System.nanoTime() + pause;
-                if (woken || pause == 0) {
+                if (woken || pause == 0 || closed) {
                     execute(this::drive);
                     return;
                 }
             } finally {
                 state.mutex.unlock();
             }
-            timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+            try {
+                timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                future.completeExceptionally(new LockException("lock manager closed"));
+            }
         }
 
         private void grant(Grant grant, long start, Instant wallStart, GrantEvents events) {
@@ -915,7 +921,8 @@ public final class CoreLockManager implements LockManager {
         try {
             workers.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            log.debug("lock manager closed, dropping a background task");
+            log.debug("lock manager closed, running a last task on the calling thread");
+            task.run();
         }
     }
 
