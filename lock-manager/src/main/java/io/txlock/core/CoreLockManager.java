@@ -153,11 +153,6 @@ public final class CoreLockManager implements LockManager {
                 waiter.abandon();
             }
         });
-        long waitNanos = waitNanos(options.waitTime());
-        if (waitNanos < FOREVER_NANOS) {
-            timers.schedule(() -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
-                    waitNanos, TimeUnit.NANOSECONDS);
-        }
         state.mutex.lock();
         try {
             if (state.isTurnOf(waiter)) {
@@ -165,6 +160,10 @@ public final class CoreLockManager implements LockManager {
             }
         } finally {
             state.mutex.unlock();
+        }
+        long waitNanos = waitNanos(options.waitTime());
+        if (waitNanos < FOREVER_NANOS) {
+            timers.schedule(waiter::expire, waitNanos, TimeUnit.NANOSECONDS);
         }
         return waiter.future;
     }
@@ -413,18 +412,42 @@ public final class CoreLockManager implements LockManager {
             }
             boolean firstMiss = !state.noHints && subscribeOnce(state);
             long pause = firstMiss ? 0 : backoff.pauseNanos(hinted(state), attempt.retryAfter());
+            boolean expired;
             state.mutex.lock();
             try {
                 attempting = false;
-                pauseUntil = System.nanoTime() + pause;
-                if (woken || pause == 0) {
-                    execute(this::drive);
+                expired = System.nanoTime() - deadline >= 0;
+                if (!expired) {
+                    pauseUntil = System.nanoTime() + pause;
+                    if (woken || pause == 0) {
+                        execute(this::drive);
+                        return;
+                    }
+                }
+            } finally {
+                state.mutex.unlock();
+            }
+            if (expired) {
+                future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
+                return;
+            }
+            timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+        }
+
+        /**
+         * The wait is over. An attempt that is running, about to run (its turn came and it was woken) or being
+         * granted decides instead, so that even a zero wait gets its one attempt, as in {@code tryAcquire}.
+         */
+        void expire() {
+            state.mutex.lock();
+            try {
+                if (attempting || settled || woken && state.isTurnOf(this)) {
                     return;
                 }
             } finally {
                 state.mutex.unlock();
             }
-            timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+            future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
         }
 
         private void grant(Grant grant, long start, Instant wallStart, GrantEvents events) {
