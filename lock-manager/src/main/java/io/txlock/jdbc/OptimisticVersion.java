@@ -23,14 +23,14 @@ final class OptimisticVersion extends RowLeaseStrategy {
         Statements.RowState row = st.readState(c, r.name());
         if (row == null) {
             OptionalLong token = insertHeld(c, st, r, block);
-            return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
+            return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
         }
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
         OptionalLong token = st.tokened(c, block == null ? st.casGrant : st.boundedSql(st.casGrant, block),
                 r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name(), row.version());
-        return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
+        return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
     }
 
     @Override

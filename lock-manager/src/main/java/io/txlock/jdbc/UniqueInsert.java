@@ -22,7 +22,7 @@ final class UniqueInsert extends RowLeaseStrategy {
     Attempt acquireRow(Connection c, Statements st, LockRequest r, Duration block) throws SQLException {
         OptionalLong token = insertHeld(c, st, r, block);
         if (token.isPresent()) {
-            return granted(r, token.getAsLong());
+            return granted(c, st, r, token.getAsLong());
         }
         Statements.RowState row = st.readState(c, r.name());
         if (row == null) {
@@ -33,7 +33,7 @@ final class UniqueInsert extends RowLeaseStrategy {
         }
         token = st.tokened(c, block == null ? st.takeOver : st.boundedSql(st.takeOver, block),
                 r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
-        return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
+        return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
     }
 
     @Override
