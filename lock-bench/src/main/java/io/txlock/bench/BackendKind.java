@@ -14,6 +14,8 @@ public enum BackendKind {
     MARIADB("jdbc:mariadb://127.0.0.1:3306/test", "root"),
     /** MySQL with MySQL Connector/J; by default it talks to the local MariaDB, the MySQL-compatible server here. */
     MYSQL("jdbc:mysql://127.0.0.1:3306/test", "root"),
+    /** ZooKeeper through Curator; without {@code --zookeeper}, an embedded server (curator-test) in this JVM. */
+    ZOOKEEPER(null, null),
     /**
      * No lock at all: every acquire is granted at once, with tokens of its own. A deliberately broken lock, to
      * see the checker fail.

@@ -9,19 +9,30 @@ import java.util.Map;
  * ({@link #prepared()} true), so it only connects.
  *
  * @param kind which backend
- * @param url the JDBC URL, or null for the kind's default (or for a backend without one)
+ * @param url the JDBC URL, the ZooKeeper connect string or the Redis address; null for the kind's default (for
+ *     ZooKeeper: an embedded server)
  * @param user the user, or null for the kind's default
  * @param password the password, empty for none
- * @param prepared {@code true} if the URL already points at a namespace with the bench's tables
+ * @param namespace where a prepared spec's locks live inside the server (a ZooKeeper base path, a Redis key
+ *     prefix), or null; JDBC URLs name their namespace themselves
+ * @param prepared {@code true} if the spec already points at a namespace with the bench's tables
  */
-public record BackendSpec(BackendKind kind, String url, String user, String password, boolean prepared) {
+public record BackendSpec(BackendKind kind, String url, String user, String password, String namespace, boolean prepared) {
 
     /**
      * @param kind which backend
      * @return the kind's defaults
      */
     public static BackendSpec defaults(BackendKind kind) {
-        return new BackendSpec(kind, null, null, "", false);
+        return new BackendSpec(kind, null, null, "", null, false);
+    }
+
+    /**
+     * @param address the JDBC URL, connect string or address
+     * @return this spec at that address
+     */
+    public BackendSpec at(String address) {
+        return new BackendSpec(kind, address, user, password, namespace, prepared);
     }
 
     /** @return the URL to use: the given one, or the kind's default */
@@ -45,6 +56,9 @@ public record BackendSpec(BackendKind kind, String url, String user, String pass
             args.add("user=" + user);
         }
         args.add("password=" + password);
+        if (namespace != null) {
+            args.add("namespace=" + namespace);
+        }
         args.add("prepared=" + prepared);
         return args;
     }
@@ -55,7 +69,7 @@ public record BackendSpec(BackendKind kind, String url, String user, String pass
      */
     public static BackendSpec fromArgs(Map<String, String> args) {
         return new BackendSpec(BackendKind.parse(args.get("backend")), args.get("url"), args.get("user"),
-                args.getOrDefault("password", ""), Boolean.parseBoolean(args.get("prepared")));
+                args.getOrDefault("password", ""), args.get("namespace"), Boolean.parseBoolean(args.get("prepared")));
     }
 
     /** @return the spec without its password, for reports */

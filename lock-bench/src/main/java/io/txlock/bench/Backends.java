@@ -1,6 +1,6 @@
 package io.txlock.bench;
 
-import java.sql.SQLException;
+import java.time.Duration;
 
 /** Opens the {@link Backend} a spec names. */
 final class Backends {
@@ -12,12 +12,14 @@ final class Backends {
      * @param spec which backend, where
      * @param connections how many connections its runs may use at once
      * @param workerJvms whether worker JVMs will use it too
+     * @param lease how long a dead holder's lock may outlive it (a ZooKeeper session timeout)
      * @return the backend, in a fresh namespace unless the spec is {@link BackendSpec#prepared() prepared}
-     * @throws SQLException if a database cannot be reached
+     * @throws Exception if the backend cannot be reached
      */
-    static Backend open(BackendSpec spec, int connections, boolean workerJvms) throws SQLException {
+    static Backend open(BackendSpec spec, int connections, boolean workerJvms, Duration lease) throws Exception {
         return switch (spec.kind()) {
             case H2, POSTGRESQL, MARIADB, MYSQL -> JdbcBackend.open(spec, connections, workerJvms);
+            case ZOOKEEPER -> ZooKeeperBackend.open(spec, connections, lease);
             case NONE -> new UnsafeBackend(connections);
         };
     }

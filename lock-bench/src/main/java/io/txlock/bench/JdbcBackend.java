@@ -249,7 +249,7 @@ final class JdbcBackend implements Backend {
             }
             childUrl = "jdbc:h2:tcp://127.0.0.1:" + h2Server.getPort() + "/mem:" + url.substring("jdbc:h2:mem:".length());
         }
-        return new BackendSpec(spec.kind(), childUrl, user, password, true);
+        return new BackendSpec(spec.kind(), childUrl, user, password, null, true);
     }
 
     @Override

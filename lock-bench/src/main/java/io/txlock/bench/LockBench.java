@@ -26,11 +26,11 @@ import picocli.CommandLine.Option;
 public final class LockBench implements Callable<Integer> {
 
     @Option(names = {"-b", "--backend"}, split = ",", paramLabel = "NAME",
-            description = "h2 (default), postgresql, mariadb, mysql, none (a deliberately broken lock); comma-separated")
+            description = "h2 (default), postgresql, mariadb, mysql, zookeeper, none (a deliberately broken lock); comma-separated")
     List<String> backends = new ArrayList<>(List.of("h2"));
 
     @Option(names = {"-s", "--strategy"}, split = ",", paramLabel = "NAME",
-            description = "SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT; comma-separated; default: all the backend offers")
+            description = "JDBC: SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT; comma-separated; default: all the backend offers")
     List<String> strategies = new ArrayList<>();
 
     @Option(names = "--scenarios", split = ",", paramLabel = "ID",
@@ -103,6 +103,10 @@ public final class LockBench implements Callable<Integer> {
     @Option(names = "--password", description = "database password of the one JDBC backend given", arity = "0..1", interactive = false)
     String password;
 
+    @Option(names = "--zookeeper", paramLabel = "CONNECT",
+            description = "ZooKeeper connect string, e.g. 127.0.0.1:2181 (default: an embedded ZooKeeper server in this JVM)")
+    String zookeeper;
+
     @Option(names = {"-r", "--report"}, paramLabel = "DIR", description = "write report.html and results.json into this folder")
     Path report;
 
@@ -168,13 +172,14 @@ public final class LockBench implements Callable<Integer> {
                     + " (got " + jdbcKinds + "); run one backend at a time with its own URL");
         }
         for (BackendKind kind : kinds) {
-            specs.add(kind.isJdbc() ? new BackendSpec(kind, jdbcUrl, user, password == null ? "" : password, false)
-                    : BackendSpec.defaults(kind));
+            BackendSpec spec = kind.isJdbc() ? new BackendSpec(kind, jdbcUrl, user, password == null ? "" : password, null, false)
+                    : BackendSpec.defaults(kind);
+            specs.add(kind == BackendKind.ZOOKEEPER && zookeeper != null ? spec.at(zookeeper) : spec);
         }
         for (String s : strategies) {
             String upper = s.strip().toUpperCase(Locale.ROOT);
-            boolean known = upper.equals(UnsafeBackend.STRATEGY) || java.util.Arrays.stream(io.txlock.Strategy.values())
-                    .anyMatch(x -> x.name().equals(upper));
+            boolean known = upper.equals(UnsafeBackend.STRATEGY) || upper.equals(ZooKeeperBackend.STRATEGY)
+                    || java.util.Arrays.stream(io.txlock.Strategy.values()).anyMatch(x -> x.name().equals(upper));
             if (!known && !upper.equals("ALL")) {
                 throw new IllegalArgumentException("unknown strategy '" + s + "': use SELECT_FOR_UPDATE, OPTIMISTIC_VERSION,"
                         + " UNIQUE_INSERT or all");

@@ -1,14 +1,11 @@
 package io.txlock.bench;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockManager;
 import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcTransactions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
  * {@code --backend none}: every node gets a lock manager over an {@link UnsafeLockProvider}, and orders go to an
@@ -18,12 +15,11 @@ final class UnsafeBackend implements Backend {
 
     static final String STRATEGY = "NONE";
 
-    private final int poolSize;
-    private HikariDataSource pool;
+    private final EmbeddedOrders orders;
 
     /** @param poolSize connections of the orders database */
     UnsafeBackend(int poolSize) {
-        this.poolSize = poolSize;
+        this.orders = new EmbeddedOrders(poolSize);
     }
 
     @Override
@@ -43,25 +39,12 @@ final class UnsafeBackend implements Backend {
 
     @Override
     public Site openSite(String strategy, int nodes) {
-        JdbcTransactions tx = JdbcTransactions.over(pool());
+        JdbcTransactions tx = orders.transactions();
         List<LockManager> managers = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
             managers.add(LockManager.builder(new UnsafeLockProvider()).transactions(tx).ownerHost("node-" + i).build());
         }
         return new Site(managers, tx, JdbcDialect.H2, List.of());
-    }
-
-    private synchronized HikariDataSource pool() {
-        if (pool == null) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl("jdbc:h2:mem:txlock_bench_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
-            config.setUsername("sa");
-            config.setMaximumPoolSize(poolSize);
-            config.setMinimumIdle(poolSize);
-            config.setPoolName("bench-none");
-            pool = Pools.filled(config);
-        }
-        return pool;
     }
 
     @Override
@@ -71,13 +54,11 @@ final class UnsafeBackend implements Backend {
 
     @Override
     public BackendSpec childSpec() {
-        return new BackendSpec(BackendKind.NONE, null, null, "", true);
+        return new BackendSpec(BackendKind.NONE, null, null, "", null, true);
     }
 
     @Override
-    public synchronized void close() {
-        if (pool != null) {
-            pool.close();
-        }
+    public void close() {
+        orders.close();
     }
 }

@@ -16,7 +16,7 @@ class ProcessClusterTest {
                 2, true, lease);
 
         List<ScenarioResult> results;
-        try (Backend h2 = Backends.open(BackendSpec.defaults(BackendKind.H2), config.connections(), true)) {
+        try (Backend h2 = Backends.open(BackendSpec.defaults(BackendKind.H2), config.connections(), true, lease)) {
             results = new CounterScenario().run(h2, List.of("OPTIMISTIC_VERSION"), config, Progress.silent());
         }
 

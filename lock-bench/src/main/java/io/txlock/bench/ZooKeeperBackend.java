@@ -1,0 +1,151 @@
+package io.txlock.bench;
+
+import io.txlock.LockManager;
+import io.txlock.jdbc.JdbcDialect;
+import io.txlock.zookeeper.ZooKeeperLockProvider;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * ZooKeeper through Curator and {@code txlock-lock-zookeeper}. Without an address, an embedded standalone
+ * server (curator-test's {@code TestingServer}, a real ZooKeeper server in this JVM) on a random port, served to
+ * worker JVMs too. Every node of a site has its own Curator client, that is its own ZooKeeper session, whose
+ * timeout is the run's lease: how long a killed holder's lock outlives it. The bench's locks live under a fresh
+ * base path, deleted when the backend closes; orders go to an embedded H2 database.
+ */
+final class ZooKeeperBackend implements Backend {
+
+    static final String STRATEGY = "EPHEMERAL_SEQUENTIAL";
+
+    private final BackendSpec spec;
+    private final TestingServer server;
+    private final String connect;
+    private final String basePath;
+    private final int sessionMillis;
+    private final EmbeddedOrders orders;
+    private final CuratorFramework admin;
+
+    private ZooKeeperBackend(BackendSpec spec, int connections, Duration lease) throws Exception {
+        this.spec = spec;
+        this.sessionMillis = (int) Math.max(1000, Math.min(Integer.MAX_VALUE, lease.toMillis()));
+        if (spec.url() == null) {
+            Map<String, Object> properties = new HashMap<>();
+            properties.put("maxSessionTimeout", "600000");
+            properties.put("minSessionTimeout", "500");
+            this.server = new TestingServer(new InstanceSpec(Files.createTempDirectory("txlock-bench-zk-").toFile(), -1, -1, -1, true,
+                    -1, 250, -1, properties), true);
+            this.connect = server.getConnectString();
+        } else {
+            this.server = null;
+            this.connect = spec.url();
+        }
+        this.basePath = spec.prepared() ? spec.namespace() : "/txlock-bench-" + UUID.randomUUID().toString().substring(0, 8);
+        this.orders = new EmbeddedOrders(connections);
+        this.admin = client();
+    }
+
+    /**
+     * @param spec the connect string (or none, for an embedded server)
+     * @param connections connections of the embedded orders database
+     * @param lease the session timeout of every client
+     * @return the backend
+     * @throws Exception if the server cannot be started or reached
+     */
+    static ZooKeeperBackend open(BackendSpec spec, int connections, Duration lease) throws Exception {
+        return new ZooKeeperBackend(spec, connections, lease);
+    }
+
+    CuratorFramework client() throws InterruptedException {
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connect).sessionTimeoutMs(sessionMillis)
+                .connectionTimeoutMs(Math.min(sessionMillis, 5000)).retryPolicy(new RetryNTimes(3, 200)).build();
+        client.start();
+        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            client.close();
+            throw new IllegalStateException("no connection to ZooKeeper at " + connect + " within 30 s (start it, or point"
+                    + " --zookeeper at one; without --zookeeper the bench starts its own)");
+        }
+        return client;
+    }
+
+    @Override
+    public BackendKind kind() {
+        return BackendKind.ZOOKEEPER;
+    }
+
+    @Override
+    public String describe() {
+        return "ZooKeeper " + (server != null ? "server " + org.apache.zookeeper.Version.getFullVersion().split(",")[0]
+                + " embedded (curator-test TestingServer) at " : "at ") + connect + ", Curator client, session timeout "
+                + sessionMillis + " ms; orders in embedded H2";
+    }
+
+    @Override
+    public List<String> strategies() {
+        return List.of(STRATEGY);
+    }
+
+    @Override
+    public Site openSite(String strategy, int nodes) {
+        List<LockManager> managers = new ArrayList<>();
+        try {
+            for (int i = 0; i < nodes; i++) {
+                ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(client()).basePath(basePath + "/locks")
+                        .closeClient(true).build();
+                managers.add(LockManager.builder(provider).transactions(orders.transactions()).ownerHost("node-" + i).build());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            managers.forEach(LockManager::close);
+            throw new IllegalStateException("interrupted while connecting", e);
+        } catch (RuntimeException e) {
+            managers.forEach(LockManager::close);
+            throw e;
+        }
+        return new Site(managers, orders.transactions(), JdbcDialect.H2, List.of());
+    }
+
+    @Override
+    public Optional<RawLocks> openRaw(String strategy) {
+        return Optional.of(new ZooKeeperRawLocks(this, basePath + "/raw"));
+    }
+
+    @Override
+    public BackendSpec childSpec() {
+        return new BackendSpec(BackendKind.ZOOKEEPER, connect, null, "", basePath, true);
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (!spec.prepared()) {
+                admin.delete().deletingChildrenIfNeeded().forPath(basePath);
+            }
+        } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            // nothing was created
+        } catch (Exception e) {
+            System.err.println("could not delete the bench's znodes under " + basePath + ": " + e);
+        } finally {
+            admin.close();
+            orders.close();
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (java.io.IOException e) {
+                    System.err.println("could not stop the embedded ZooKeeper: " + e);
+                }
+            }
+        }
+    }
+}
