@@ -80,6 +80,15 @@ final class ConsoleTable {
         for (String e : report.errors()) {
             out.println("ERROR " + e);
         }
+        java.util.Set<Measurement> noted = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (ScenarioResult r : report.results()) {
+            for (Measurement m : r.measurements()) {
+                if (noted.add(m)) {
+                    m.notes().stream().filter(n -> n.startsWith("error:")).limit(3).forEach(n -> out.println("NOTE " + r.backend()
+                            + " " + (m.way().equals("txlock") ? r.strategy() + " " : "") + r.scenario() + " " + m.way() + ": " + n));
+                }
+            }
+        }
         for (ScenarioResult r : report.results()) {
             for (String f : r.failures()) {
                 out.println("FAILED " + r.backend() + " " + r.strategy() + " " + r.scenario() + ": " + f);

@@ -8,41 +8,50 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/**
- * A short run of every scenario on embedded H2 passes the checker and produces figures and a report.
- *
- * <p>It runs OPTIMISTIC_VERSION only: with SELECT_FOR_UPDATE and UNIQUE_INSERT the JDBC provider of this build
- * draws the fencing token before it waits for the row, and the checker finds tokens going backwards under
- * contention (see the README's findings). Add them here when that is fixed.
- */
+/** A short run of every scenario and strategy on embedded H2 passes the checker and produces figures and a report. */
 class H2SmokeTest {
-
-    private static final List<String> STRATEGIES = List.of("OPTIMISTIC_VERSION");
 
     @Test
     void everyScenarioPassesTheCheckerAndIsMeasured(@TempDir Path reportDir) throws Exception {
-        BenchConfig config = Configs.quick(BackendKind.H2, STRATEGIES, List.of("orders", "counter", "keys", "handoff"));
+        BenchConfig config = Configs.quick(BackendKind.H2, List.of(), List.of("orders", "counter", "keys", "handoff"));
 
         BenchReport report = BenchRun.run(config, "test", Progress.silent());
 
         assertThat(report.errors()).isEmpty();
-        assertThat(report.results()).extracting(ScenarioResult::scenario).containsExactly("orders", "counter", "keys", "handoff");
+        assertThat(report.results()).extracting(r -> r.scenario() + " " + r.strategy()).containsExactly(
+                "orders SELECT_FOR_UPDATE", "orders OPTIMISTIC_VERSION", "orders UNIQUE_INSERT",
+                "counter SELECT_FOR_UPDATE", "counter OPTIMISTIC_VERSION", "counter UNIQUE_INSERT",
+                "keys SELECT_FOR_UPDATE", "keys OPTIMISTIC_VERSION", "keys UNIQUE_INSERT",
+                "handoff SELECT_FOR_UPDATE", "handoff OPTIMISTIC_VERSION", "handoff UNIQUE_INSERT");
         for (ScenarioResult r : report.results()) {
-            assertThat(r.failures()).as(r.scenario()).isEmpty();
+            String what = r.scenario() + " " + r.strategy();
+            assertThat(r.failures()).as(what).isEmpty();
             Measurement txlock = r.way("txlock");
-            assertThat(txlock.ops()).as(r.scenario()).isPositive();
-            assertThat(txlock.verdict().sections()).as(r.scenario()).isPositive();
-            assertThat(txlock.latency().p99()).as(r.scenario()).isGreaterThanOrEqualTo(txlock.latency().p50()).isPositive();
+            assertThat(txlock.verdict().sections()).as(what).isPositive();
+            if (txlock.ops() > 0) {
+                assertThat(txlock.latency().p99()).as(what).isGreaterThanOrEqualTo(txlock.latency().p50()).isPositive();
+            }
         }
-        ScenarioResult orders = result(report, "orders");
-        assertThat(orders.way("txlock").count("duplicates")).isZero();
-        assertThat(orders.way("txlock").count("refused duplicates")).isPositive();
-        assertThat(orders.way("seed").ops()).isPositive();
-        assertThat(result(report, "counter").way("txlock").count("lost updates")).isZero();
-        assertThat(result(report, "keys").way("floor").ops()).isPositive();
-        assertThat(result(report, "keys").ratio().value()).isPositive();
-        assertThat(result(report, "handoff").way("txlock").handoff().count()).isPositive();
-        assertThat(result(report, "handoff").way("floor").handoff().count()).isPositive();
+        // a loaded machine may finish nothing inside a short window, but not in all of them
+        assertThat(report.results().stream().mapToLong(r -> r.way("txlock").ops()).sum()).isPositive();
+        for (ScenarioResult orders : results(report, "orders")) {
+            Measurement txlock = orders.way("txlock");
+            assertThat(txlock.count("orders")).isPositive();
+            assertThat(txlock.count("duplicates")).isZero();
+            assertThat(txlock.count("not stored")).isZero();
+            assertThat(txlock.count("stored")).as("every order stored exactly once").isEqualTo(txlock.count("orders"));
+            assertThat(orders.way("seed").verdict().sections()).isPositive();
+        }
+        for (ScenarioResult counter : results(report, "counter")) {
+            assertThat(counter.way("txlock").count("lost updates")).isZero();
+            assertThat(counter.way("txlock").count("counter")).isEqualTo(counter.way("txlock").verdict().sections());
+        }
+        for (ScenarioResult keys : results(report, "keys")) {
+            assertThat(keys.way("floor").verdict().sections()).isPositive();
+            assertThat(keys.ratio().value()).isEqualTo(keys.way("txlock").throughput() / keys.way("floor").throughput());
+        }
+        assertThat(results(report, "handoff").get(0).way("floor").handoff().count()).isPositive();
+        assertThat(results(report, "handoff").stream().mapToLong(r -> r.way("txlock").handoff().count()).sum()).isPositive();
 
         Path html = HtmlReport.write(report, reportDir);
         assertThat(Files.readString(html)).contains("<svg").contains("Handoff latency").contains("Checker passed")
@@ -51,7 +60,7 @@ class H2SmokeTest {
                 .contains("\"scenario\": \"handoff\"").contains("\"p99\"");
     }
 
-    private static ScenarioResult result(BenchReport report, String scenario) {
-        return report.results().stream().filter(r -> r.scenario().equals(scenario)).findFirst().orElseThrow();
+    private static List<ScenarioResult> results(BenchReport report, String scenario) {
+        return report.results().stream().filter(r -> r.scenario().equals(scenario)).toList();
     }
 }
