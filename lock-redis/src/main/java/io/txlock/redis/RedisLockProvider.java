@@ -150,7 +150,7 @@ public final class RedisLockProvider implements LockProvider {
     @Override
     public String describe() {
         String addresses = nodes.stream().map(RedisNode::address).collect(Collectors.joining(", "));
-        return (nodes.size() == 1 ? "redis " + addresses : "redis quorum of " + quorum + " in [" + addresses + "]")
+        return (nodes.size() == 1 ? "redis " + addresses : "redis majority of " + nodes.size() + " masters [" + addresses + "]")
                 + ", keys '" + keys.prefix() + "…'";
     }
 

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -34,7 +36,7 @@ final class RedisNode implements AutoCloseable {
         this.address = address;
         this.client = client;
         this.ownsClient = ownsClient;
-        this.subscriber = new ReleaseSubscriber(address, client, keys.idleChannel());
+        this.subscriber = new ReleaseSubscriber(address, client, keys.idleChannel(), this::dropIdleConnections);
     }
 
     Answer acquire(String key, String fenceKey, long leaseMillis, String ownerPart) {
@@ -94,11 +96,37 @@ final class RedisNode implements AutoCloseable {
         return address;
     }
 
+    /**
+     * Runs a command, once more on a fresh connection if the first failed on a broken one: after a server
+     * restart every pooled connection is broken, and the first use of each would fail although the server is
+     * back. Every script is safe to repeat (acquire takes over its owner's own key, the others compare values).
+     */
     private <T> T call(String what, Supplier<T> command) {
         try {
-            return command.get();
+            try {
+                return command.get();
+            } catch (JedisConnectionException broken) {
+                dropIdleConnections();
+                try {
+                    return command.get();
+                } catch (RuntimeException again) {
+                    again.addSuppressed(broken);
+                    throw again;
+                }
+            }
         } catch (JedisException | ClassCastException | IndexOutOfBoundsException e) {
             throw new LockBackendException("redis " + address + ": could not " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the pooled idle connections, which a restarted or failed-over server left broken. */
+    void dropIdleConnections() {
+        if (client instanceof RedisClient pooled) {
+            try {
+                pooled.getPool().clear();
+            } catch (RuntimeException e) {
+                // the pool closes broken connections itself as they are used
+            }
         }
     }
 

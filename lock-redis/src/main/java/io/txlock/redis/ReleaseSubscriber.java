@@ -31,6 +31,7 @@ final class ReleaseSubscriber implements AutoCloseable {
     private final String address;
     private final UnifiedJedis client;
     private final String idleChannel;
+    private final Runnable onConnectionFailure;
     private final Object lock = new Object();
     /** Guarded by lock: the channels local waiters want. */
     private final Map<String, Topic> topics = new HashMap<>();
@@ -44,10 +45,15 @@ final class ReleaseSubscriber implements AutoCloseable {
     private boolean closed;
     private Thread thread;
 
-    ReleaseSubscriber(String address, UnifiedJedis client, String idleChannel) {
+    /**
+     * @param onConnectionFailure run when the connection fails, before reconnecting: drops the client's other
+     *     pooled connections, which the same failure has probably broken
+     */
+    ReleaseSubscriber(String address, UnifiedJedis client, String idleChannel, Runnable onConnectionFailure) {
         this.address = address;
         this.client = client;
         this.idleChannel = idleChannel;
+        this.onConnectionFailure = onConnectionFailure;
     }
 
     /**
@@ -138,6 +144,7 @@ final class ReleaseSubscriber implements AutoCloseable {
                     }
                     failing = true;
                 }
+                onConnectionFailure.run();
             }
             synchronized (lock) {
                 if (connected == listener) {
