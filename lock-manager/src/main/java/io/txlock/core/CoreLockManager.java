@@ -768,6 +768,12 @@ public final class CoreLockManager implements LockManager {
     }
 
     private void beforeCompletion(Holding holding) {
+        if (holding.status() == Holding.Status.LOST) {
+            // lose() usually runs on a background thread, where JTA cannot mark the caller's transaction: mark it
+            // here, on the committing thread, so that work done under a lost lock never commits
+            holding.caller.transaction().setRollbackOnly();
+            return;
+        }
         if (holding.grant.endsWithTransaction() && holding.isUsable()) {
             callProvider(() -> {
                 provider.beforeCompletion(holding.grant);
