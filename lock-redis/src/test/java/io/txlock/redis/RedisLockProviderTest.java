@@ -232,6 +232,17 @@ class RedisLockProviderTest {
         got.release();
     }
 
+    /** An expiring key publishes nothing: the waiter's re-check, bounded by the holder's remaining lease, finds it free. */
+    @Test
+    void aWaiterGetsALockWhoseHolderNeverReleasesItOnceItsLeaseRunsOut() {
+        RedisLockProvider crashed = provider();
+        Grant abandoned = crashed.tryAcquire(request("abandoned", "crashed", Duration.ofMillis(1_500))).grant();
+        LockManager locks = manager();
+        try (LockHandle handle = locks.acquire("abandoned", LockOptions.defaults().withWait(Duration.ofSeconds(20)))) {
+            assertThat(handle.fencingToken()).isGreaterThan(abandoned.fencingToken());
+        }
+    }
+
     @Test
     void aLeaseLockWhoseKeyDisappearsIsReportedLost() throws Exception {
         LockManager locks = manager();
