@@ -1,0 +1,94 @@
+package io.txlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * H2 2.x. Tokens come from {@code <table>_token_seq}; the new token is read back through
+ * {@code FINAL TABLE}. The row lock is taken with {@code MERGE … KEY (name)}. Lock waits are bounded by the
+ * session's {@code LOCK_TIMEOUT}, set for the call and restored after it.
+ */
+final class H2Statements extends Statements {
+
+    private static final Set<Integer> LOCK_UNAVAILABLE = Set.of(
+            50200, // LOCK_TIMEOUT_1, also NOWAIT
+            40001, // DEADLOCK_1
+            90131); // CONCURRENT_UPDATE_1
+
+    H2Statements(String table) {
+        super(table);
+    }
+
+    @Override
+    String now() {
+        return "CURRENT_TIMESTAMP";
+    }
+
+    @Override
+    String nowPlusMillis() {
+        return "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
+    }
+
+    @Override
+    String millisUntil(String column) {
+        return "DATEDIFF(MILLISECOND, CURRENT_TIMESTAMP, " + column + ")";
+    }
+
+    @Override
+    String nextToken() {
+        return "NEXT VALUE FOR " + table + "_token_seq";
+    }
+
+    @Override
+    String upsertLock() {
+        return "MERGE INTO " + table
+                + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
+                + " KEY (name) VALUES (" + nextToken() + ", ?, 'HELD', ?, ?, 1, CURRENT_TIMESTAMP, NULL, CURRENT_TIMESTAMP)";
+    }
+
+    @Override
+    OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException {
+        return queryLong(c, "SELECT version FROM FINAL TABLE (" + sql + ")", params);
+    }
+
+    @Override
+    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+        long previous = queryLong(c, "SELECT CAST(SETTING_VALUE AS BIGINT) FROM INFORMATION_SCHEMA.SETTINGS"
+                + " WHERE SETTING_NAME = 'LOCK_TIMEOUT'").orElse(1000);
+        setLockTimeout(c, waitMillis(maxBlock));
+        try {
+            return call.run();
+        } catch (SQLException e) {
+            if (lockUnavailable(e) && !(callerTx && abortsTransaction(e))) {
+                return null;
+            }
+            throw e;
+        } finally {
+            setLockTimeout(c, previous);
+        }
+    }
+
+    private static void setLockTimeout(Connection c, long millis) throws SQLException {
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("SET LOCK_TIMEOUT " + Math.max(0, millis));
+        }
+    }
+
+    @Override
+    boolean lockUnavailable(SQLException e) {
+        return LOCK_UNAVAILABLE.contains(e.getErrorCode());
+    }
+
+    @Override
+    boolean duplicateKey(SQLException e) {
+        return e.getErrorCode() == 23505;
+    }
+
+    @Override
+    boolean abortsTransaction(SQLException e) {
+        return e.getErrorCode() == 40001;
+    }
+}

@@ -1,0 +1,164 @@
+package io.txlock.jdbc;
+
+import io.txlock.LockBackendException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/** Connections and error translation shared by the three strategies. */
+final class JdbcAccess {
+
+    /** JDBC work on a connection. */
+    @FunctionalInterface
+    interface SqlWork<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private final DataSource transactional;
+    private final DataSource lease;
+    private final JdbcDialect configuredDialect;
+    private final String table;
+    private volatile Statements statements;
+    private volatile JdbcDialect dialect;
+
+    JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
+        this.transactional = transactional;
+        this.lease = lease;
+        this.configuredDialect = dialect;
+        this.table = table;
+    }
+
+    String table() {
+        return table;
+    }
+
+    Statements statements() {
+        Statements s = statements;
+        if (s == null) {
+            synchronized (this) {
+                s = statements;
+                if (s == null) {
+                    JdbcDialect dialect = configuredDialect;
+                    if (dialect == null) {
+                        dialect = autoCommitted(c -> JdbcDialect.detect(c.getMetaData()), "detect the database");
+                    }
+                    s = statementsFor(dialect, table);
+                    this.dialect = dialect;
+                    statements = s;
+                }
+            }
+        }
+        return s;
+    }
+
+    static Statements statementsFor(JdbcDialect dialect, String table) {
+        return switch (dialect) {
+            case H2 -> new H2Statements(table);
+            case POSTGRESQL -> new PostgresStatements(table);
+            case MYSQL -> new MySqlStatements(table);
+            case MARIADB -> new MariaDbStatements(table);
+        };
+    }
+
+    /** @return the dialect, or null while the database was never reached */
+    JdbcDialect dialect() {
+        JdbcDialect d = dialect;
+        return d != null ? d : configuredDialect;
+    }
+
+    /** Runs work on the caller's transactional connection: the container enlists it; never commits. */
+    <T> T inCallerTransaction(SqlWork<T> work, String what) {
+        try (Connection c = transactional.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw failure(what, e, true);
+        }
+    }
+
+    /** Runs work in its own short transaction, committed before returning. */
+    <T> T autoCommitted(SqlWork<T> work, String what) {
+        try (Connection c = lease.getConnection()) {
+            if (c.getAutoCommit()) {
+                return work.run(c);
+            }
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure(what, e, false);
+        }
+    }
+
+    /** Runs work in a transaction of its own, committed before returning. */
+    <T> T inOwnTransaction(SqlWork<T> work, String what) {
+        Connection c;
+        try {
+            c = openTransaction();
+        } catch (SQLException e) {
+            throw failure(what, e, false);
+        }
+        try {
+            T result = work.run(c);
+            c.commit();
+            return result;
+        } catch (SQLException e) {
+            throw failure(what, e, false);
+        } finally {
+            try {
+                endTransaction(c);
+            } catch (SQLException ignored) {
+                // committed or failed already; the pool discards a broken connection
+            }
+        }
+    }
+
+    /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
+    Connection openTransaction() throws SQLException {
+        Connection c = lease.getConnection();
+        try {
+            c.setAutoCommit(false);
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** Ends a connection from {@link #openTransaction()}: rolls back, restores auto-commit, returns it to the pool. */
+    static void endTransaction(Connection c) throws SQLException {
+        try {
+            c.rollback();
+            c.setAutoCommit(true);
+        } finally {
+            c.close();
+        }
+    }
+
+    static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection is broken; the pool discards it
+        }
+    }
+
+    LockBackendException failure(String what, SQLException e, boolean callerTx) {
+        Statements s = statements;
+        if (callerTx && s != null && s.abortsTransaction(e)) {
+            return new LockBackendException("could not " + what + " on table " + table + ": the database chose the caller's"
+                    + " transaction as a deadlock victim and rolled it back; retry the whole transaction (" + e.getMessage() + ")", e);
+        }
+        return new LockBackendException("could not " + what + " on table " + table + " (" + describeDialect() + "): "
+                + e.getMessage() + " [SQLState " + e.getSQLState() + ", code " + e.getErrorCode() + "]", e);
+    }
+
+    private String describeDialect() {
+        JdbcDialect d = dialect();
+        return d == null ? "database not yet reached" : d.name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

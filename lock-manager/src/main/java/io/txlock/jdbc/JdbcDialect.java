@@ -1,0 +1,46 @@
+package io.txlock.jdbc;
+
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+
+/** The databases the JDBC provider speaks. Detected from the connection unless set on the builder. */
+public enum JdbcDialect {
+    /** H2 2.x (MVStore). */
+    H2("h2"),
+    /** PostgreSQL 12 or later. */
+    POSTGRESQL("postgresql"),
+    /** MySQL 8 (InnoDB). Lock waits are whole seconds there ({@code innodb_lock_wait_timeout}). */
+    MYSQL("mysql"),
+    /** MariaDB 10.6 or later (InnoDB), with either the MariaDB or the MySQL driver. */
+    MARIADB("mysql");
+
+    private final String scriptDirectory;
+
+    JdbcDialect(String scriptDirectory) {
+        this.scriptDirectory = scriptDirectory;
+    }
+
+    /** @return the classpath folder of this dialect's DDL in the {@code txlock-sql} artifact */
+    public String scriptLocation() {
+        return "io/txlock/sql/" + scriptDirectory;
+    }
+
+    static JdbcDialect detect(DatabaseMetaData metaData) throws SQLException {
+        String product = metaData.getDatabaseProductName();
+        String version = metaData.getDatabaseProductVersion();
+        if (product.equalsIgnoreCase("H2")) {
+            return H2;
+        }
+        if (product.equalsIgnoreCase("PostgreSQL")) {
+            return POSTGRESQL;
+        }
+        if (product.equalsIgnoreCase("MariaDB") || version.contains("MariaDB")) {
+            return MARIADB;
+        }
+        if (product.equalsIgnoreCase("MySQL")) {
+            return MYSQL;
+        }
+        throw new IllegalArgumentException("database '" + product + " " + version
+                + "' is not supported: txlock's JDBC provider speaks H2, PostgreSQL, MySQL and MariaDB");
+    }
+}

@@ -1,0 +1,24 @@
+package io.txlock.jdbc;
+
+import io.txlock.spi.Grant;
+import java.sql.Connection;
+
+/**
+ * A lock granted by the JDBC provider.
+ *
+ * @param name the lock name
+ * @param fencingToken the row's new version
+ * @param ownerId the owner written to the row
+ * @param leased whether the row (or the held connection) is renewed by the core
+ * @param endsWithTransaction whether the grant joined the caller's transaction
+ * @param connection the connection whose open transaction holds the row lock (SELECT_FOR_UPDATE in LEASE
+ *     scope), else null
+ */
+record JdbcGrant(String name, long fencingToken, String ownerId, boolean leased, boolean endsWithTransaction,
+        Connection connection) implements Grant {
+
+    @Override
+    public String toString() {
+        return "'" + name + "' token " + fencingToken;
+    }
+}

@@ -1,0 +1,282 @@
+package io.txlock.jdbc;
+
+import io.txlock.LockInfo;
+import io.txlock.Strategy;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.Grant;
+import io.txlock.spi.LockProvider;
+import io.txlock.spi.LockRequest;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Locks as rows of a table ({@code method_lock} by default; DDL in the {@code txlock-sql} artifact or
+ * {@link JdbcLockSchema}) on H2, PostgreSQL, MySQL and MariaDB, with one of three {@link Strategy strategies}.
+ *
+ * <pre>{@code
+ * LockProvider provider = JdbcLockProvider.builder(dataSource)
+ *         .strategy(Strategy.SELECT_FOR_UPDATE)
+ *         .table("method_lock")
+ *         .build();
+ * }</pre>
+ *
+ * <p>In {@link io.txlock.LockScope#TRANSACTION TRANSACTION} scope the lock's SQL runs on the caller's own
+ * transactional connection (the container's JTA datasource), so the lock and the business rows commit or roll
+ * back together. In LEASE scope it runs on connections of its own: pass a non-JTA datasource as
+ * {@link Builder#leaseDataSource(DataSource)} if LEASE locks are taken while a JTA transaction is active.
+ *
+ * <p>Fencing tokens come from a sequence (an AUTO_INCREMENT table on MySQL/MariaDB) that no rollback takes
+ * back; expiry is computed with the database clock. A reaper thread deletes rows whose lease ran out, in small
+ * batches that skip locked rows, so it is safe on every node at once.
+ */
+public final class JdbcLockProvider implements LockProvider {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockProvider.class);
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
+
+    private final JdbcAccess db;
+    private final Strategy strategy;
+    private final LockStrategy steps;
+    private final int reaperBatch;
+    private final ScheduledExecutorService reaper;
+
+    private JdbcLockProvider(Builder b) {
+        this.db = new JdbcAccess(b.dataSource, b.leaseDataSource != null ? b.leaseDataSource : b.dataSource, b.dialect, b.table);
+        this.strategy = b.strategy;
+        this.steps = switch (b.strategy) {
+            case SELECT_FOR_UPDATE -> new SelectForUpdate(db);
+            case OPTIMISTIC_VERSION -> new OptimisticVersion(db);
+            case UNIQUE_INSERT -> new UniqueInsert(db);
+        };
+        this.reaperBatch = b.reaperBatch;
+        if (b.reaperPeriod.isZero()) {
+            this.reaper = null;
+        } else {
+            this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "txlock-reaper-" + b.table);
+                t.setDaemon(true);
+                return t;
+            });
+            long period = b.reaperPeriod.toMillis();
+            reaper.scheduleWithFixedDelay(this::reapQuietly, ThreadLocalRandom.current().nextLong(period) + 1, period,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * @param dataSource the application's datasource; in TRANSACTION scope the lock's SQL joins its transaction
+     * @return a builder
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** @return the strategy */
+    public Strategy strategy() {
+        return strategy;
+    }
+
+    /** @return the lock table */
+    public String table() {
+        return db.table();
+    }
+
+    @Override
+    public String describe() {
+        JdbcDialect dialect = db.dialect();
+        return "jdbc " + (dialect == null ? "" : dialect.name().toLowerCase(java.util.Locale.ROOT) + " ") + strategy
+                + " on " + db.table();
+    }
+
+    /** @return true: row locks block waiters in the database, bounded by their wait */
+    @Override
+    public boolean blocksWhileWaiting() {
+        return true;
+    }
+
+    /** @return true: in TRANSACTION scope the lock's SQL runs in the caller's transaction */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return true;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        return steps.tryAcquire(request);
+    }
+
+    @Override
+    public void renew(Grant grant, Duration lease) {
+        steps.renew(mine(grant), lease);
+    }
+
+    @Override
+    public void release(Grant grant) {
+        steps.release(mine(grant));
+    }
+
+    @Override
+    public void beforeCompletion(Grant grant) {
+        steps.beforeCompletion(mine(grant));
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return steps.inspect(name);
+    }
+
+    /**
+     * Deletes every row whose lease ran out (dead holders, and rows of released locks), in batches that skip
+     * rows locked right now. The reaper thread calls it periodically; safe to call on every node at once.
+     *
+     * @return the number of rows deleted
+     */
+    public int reapExpired() {
+        int total = 0;
+        while (true) {
+            int deleted = db.inOwnTransaction(c -> db.statements().reap(c, reaperBatch), "reap expired locks");
+            total += deleted;
+            if (deleted < reaperBatch) {
+                break;
+            }
+        }
+        if (db.statements() instanceof MySqlStatements mysql) {
+            db.autoCommitted(c -> mysql.purgeTokens(c, reaperBatch * 10), "purge used tokens");
+        }
+        return total;
+    }
+
+    private void reapQuietly() {
+        try {
+            int n = reapExpired();
+            if (n > 0) {
+                log.debug("reaped {} expired rows of {}", n, db.table());
+            }
+        } catch (RuntimeException e) {
+            log.warn("reaping {} failed, will retry: {}", db.table(), e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (reaper != null) {
+            reaper.shutdownNow();
+        }
+    }
+
+    private static JdbcGrant mine(Grant grant) {
+        if (grant instanceof JdbcGrant g) {
+            return g;
+        }
+        throw new IllegalArgumentException("not a grant of a JdbcLockProvider: " + grant);
+    }
+
+    static String validTable(String table) {
+        if (table == null || !IDENTIFIER.matcher(table).matches()) {
+            throw new IllegalArgumentException("table must be a plain SQL identifier (a letter or _, then letters, digits"
+                    + " or _, at most 48 characters; set the schema on the connection instead of qualifying), was '" + table + "'");
+        }
+        return table;
+    }
+
+    /** Configures a {@link JdbcLockProvider}. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private DataSource leaseDataSource;
+        private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
+        private String table = "method_lock";
+        private JdbcDialect dialect;
+        private Duration reaperPeriod = Duration.ofMinutes(1);
+        private int reaperBatch = 500;
+
+        private Builder(DataSource dataSource) {
+            if (dataSource == null) {
+                throw new IllegalArgumentException("dataSource must not be null");
+            }
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * @param strategy how to lock; {@link Strategy#SELECT_FOR_UPDATE} by default
+         * @return this builder
+         */
+        public Builder strategy(Strategy strategy) {
+            if (strategy == null) {
+                throw new IllegalArgumentException("strategy must be one of " + java.util.Arrays.toString(Strategy.values()));
+            }
+            this.strategy = strategy;
+            return this;
+        }
+
+        /**
+         * @param table the lock table, a plain identifier; {@code method_lock} by default
+         * @return this builder
+         */
+        public Builder table(String table) {
+            this.table = validTable(table);
+            return this;
+        }
+
+        /**
+         * @param dialect the database; detected from the first connection by default
+         * @return this builder
+         */
+        public Builder dialect(JdbcDialect dialect) {
+            if (dialect == null) {
+                throw new IllegalArgumentException("dialect must not be null; leave it unset to detect it");
+            }
+            this.dialect = dialect;
+            return this;
+        }
+
+        /**
+         * @param leaseDataSource a datasource whose connections never join a JTA transaction, for LEASE-scoped
+         *     locks; by default the main datasource
+         * @return this builder
+         */
+        public Builder leaseDataSource(DataSource leaseDataSource) {
+            if (leaseDataSource == null) {
+                throw new IllegalArgumentException("leaseDataSource must not be null");
+            }
+            this.leaseDataSource = leaseDataSource;
+            return this;
+        }
+
+        /**
+         * @param period how often the reaper deletes expired rows; {@link Duration#ZERO} turns it off
+         * @return this builder
+         */
+        public Builder reaperPeriod(Duration period) {
+            if (period == null || period.isNegative()) {
+                throw new IllegalArgumentException("reaperPeriod must be zero (off) or positive, was " + period);
+            }
+            this.reaperPeriod = period;
+            return this;
+        }
+
+        /**
+         * @param batch rows the reaper deletes per transaction; 500 by default
+         * @return this builder
+         */
+        public Builder reaperBatchSize(int batch) {
+            if (batch < 1 || batch > 100_000) {
+                throw new IllegalArgumentException("reaperBatchSize must be between 1 and 100000, was " + batch);
+            }
+            this.reaperBatch = batch;
+            return this;
+        }
+
+        /** @return the provider; it reaches the database only when first used */
+        public JdbcLockProvider build() {
+            return new JdbcLockProvider(this);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.txlock.jdbc;
+
+import io.txlock.LockBackendException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * The lock table's DDL, from the {@code txlock-sql} artifact, for a dialect and a table name. For
+ * applications that do not run migrations with Flyway or Liquibase (which can use the scripts as they are),
+ * and for tests.
+ */
+public final class JdbcLockSchema {
+
+    /** The version-1 script of every dialect. */
+    public static final String SCRIPT = "V1__create_method_lock.sql";
+
+    private JdbcLockSchema() {
+    }
+
+    /**
+     * @param dialect the database
+     * @param table the table name; its sequence, token table and indexes are named after it
+     * @return the statements that create the table, without terminating semicolons
+     */
+    public static List<String> statements(JdbcDialect dialect, String table) {
+        String valid = JdbcLockProvider.validTable(table);
+        String script = read(dialect.scriptLocation() + "/" + SCRIPT);
+        List<String> statements = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : script.split("\n")) {
+            String trimmed = line.strip();
+            if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (trimmed.endsWith(";")) {
+                String sql = current.toString().strip();
+                statements.add(sql.substring(0, sql.length() - 1).replaceAll("\\bmethod_lock", valid));
+                current.setLength(0);
+            }
+        }
+        return statements;
+    }
+
+    /**
+     * Creates the table, its indexes and its token sequence.
+     *
+     * @param dataSource where
+     * @param dialect the database
+     * @param table the table name
+     * @throws LockBackendException if a statement fails (for example because the table exists)
+     */
+    public static void create(DataSource dataSource, JdbcDialect dialect, String table) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            for (String sql : statements(dialect, table)) {
+                s.execute(sql);
+            }
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        } catch (SQLException e) {
+            throw new LockBackendException("could not create lock table " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String read(String resource) {
+        try (InputStream in = JdbcLockSchema.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " is missing: add the txlock-sql artifact to the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.txlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * MySQL 8 (and the base of {@link MariaDbStatements}). The clock is {@code UTC_TIMESTAMP(6)}, stored in
+ * DATETIME(6) columns, so session time zones never matter. MySQL has no sequences: a token is the
+ * AUTO_INCREMENT id of a row inserted into {@code <table>_token}, which InnoDB never hands out twice. The
+ * row lock is taken with {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row exclusively:
+ * unlike {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses of a
+ * name cannot deadlock. Lock waits are bounded by the session's {@code innodb_lock_wait_timeout}, in whole
+ * seconds.
+ */
+class MySqlStatements extends Statements {
+
+    /** Vendor codes meaning "held by another transaction"; the two MySQL drivers disagree on SQLStates. */
+    private static final Set<Integer> LOCK_UNAVAILABLE = Set.of(
+            1205, // ER_LOCK_WAIT_TIMEOUT, also MariaDB's NOWAIT
+            1213, // ER_LOCK_DEADLOCK
+            1969, // MariaDB ER_STATEMENT_TIMEOUT (max_statement_time)
+            3572); // MySQL ER_LOCK_NOWAIT
+
+    private final String insertToken;
+
+    MySqlStatements(String table) {
+        super(table);
+        this.insertToken = "INSERT INTO " + table + "_token () VALUES ()";
+    }
+
+    @Override
+    String now() {
+        return "UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    String nowPlusMillis() {
+        return "TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))";
+    }
+
+    @Override
+    String millisUntil(String column) {
+        return "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), " + column + ") DIV 1000";
+    }
+
+    @Override
+    String nextToken() {
+        return "?";
+    }
+
+    /** A duplicate key is "no row", not an error: the MariaDB driver logs every error packet as a warning. */
+    @Override
+    String insertInto() {
+        return "INSERT IGNORE INTO ";
+    }
+
+    @Override
+    String upsertLock() {
+        return "INSERT INTO " + table
+                + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
+                + " VALUES (?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), NULL, UTC_TIMESTAMP(6))"
+                + " ON DUPLICATE KEY UPDATE version = VALUES(version), state = 'HELD', owner_host = VALUES(owner_host),"
+                + " owner_id = VALUES(owner_id), hold_count = 1, acquired_at = VALUES(acquired_at), expires_at = NULL,"
+                + " updated_at = VALUES(updated_at)";
+    }
+
+    @Override
+    OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException {
+        long token = newToken(c);
+        Object[] all = new Object[params.length + 1];
+        all[0] = token;
+        System.arraycopy(params, 0, all, 1, params.length);
+        return update(c, sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
+    }
+
+    private long newToken(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(insertToken, Statement.RETURN_GENERATED_KEYS)) {
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                keys.next();
+                return keys.getLong(1);
+            }
+        }
+    }
+
+    /** Deletes token rows below the newest; InnoDB keeps the AUTO_INCREMENT counter anyway. */
+    int purgeTokens(Connection c, int batch) throws SQLException {
+        OptionalLong newest = queryLong(c, "SELECT MAX(id) FROM " + table + "_token");
+        if (newest.isEmpty() || newest.getAsLong() == 0) {
+            return 0;
+        }
+        return update(c, "DELETE FROM " + table + "_token WHERE id < ? LIMIT " + batch, newest.getAsLong());
+    }
+
+    @Override
+    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+        long previous = queryLong(c, "SELECT @@SESSION.innodb_lock_wait_timeout").orElse(50);
+        update(c, "SET SESSION innodb_lock_wait_timeout = ?", Math.max(1, (waitMillis(maxBlock) + 999) / 1000));
+        try {
+            return call.run();
+        } catch (SQLException e) {
+            if (lockUnavailable(e) && !(callerTx && abortsTransaction(e))) {
+                return null;
+            }
+            throw e;
+        } finally {
+            update(c, "SET SESSION innodb_lock_wait_timeout = ?", previous);
+        }
+    }
+
+    @Override
+    boolean lockUnavailable(SQLException e) {
+        return LOCK_UNAVAILABLE.contains(e.getErrorCode()) || "40001".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean duplicateKey(SQLException e) {
+        return e.getErrorCode() == 1062;
+    }
+
+    @Override
+    boolean abortsTransaction(SQLException e) {
+        return e.getErrorCode() == 1213;
+    }
+
+    @Override
+    java.time.Instant instant(ResultSet rs, int column) throws SQLException {
+        LocalDateTime t = rs.getObject(column, LocalDateTime.class);
+        return t == null ? null : t.toInstant(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,248 @@
+package io.txlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.OptionalLong;
+
+/**
+ * The SQL of one dialect for one lock table. The statements every dialect shares are written here once, from
+ * a few expressions each dialect supplies (the database clock, the next fencing token); what differs (row-lock
+ * upsert, returning the new token, bounding a lock wait, error codes) is in one small subclass per dialect,
+ * so all the SQL of one database reads in one place. Lock names and owners are always bound parameters; the
+ * table name is a validated identifier.
+ *
+ * <p>Every grant writes {@code version = <next token>}: tokens come from a sequence (or an AUTO_INCREMENT
+ * table) that no rollback takes back, so a name's fencing token never repeats, even when a grant made inside
+ * a transaction is rolled back.
+ */
+abstract class Statements {
+
+    /** One lock wait never lasts longer than this; the core's loop waits again if the caller's wait is longer. */
+    static final Duration MAX_SINGLE_WAIT = Duration.ofMinutes(10);
+
+    final String table;
+    final String selectState;
+    final String casGrant;
+    final String insertHeld;
+    final String takeOver;
+    final String lockExisting;
+    final String insertFree;
+    final String renew;
+    final String free;
+    final String delete;
+    final String inspect;
+    final String lockProbe;
+    final String reapCandidates;
+    final String reapDelete;
+
+    Statements(String table) {
+        this.table = table;
+        String grant = "state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1, acquired_at = " + now()
+                + ", expires_at = " + nowPlusMillis() + ", updated_at = " + now();
+        this.selectState = "SELECT version, state, " + millisUntil("expires_at") + " FROM " + table + " WHERE name = ?";
+        this.casGrant = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant
+                + " WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < " + now() + ")";
+        this.insertHeld = insertInto() + table
+                + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at) VALUES ("
+                + nextToken() + ", ?, 'HELD', ?, ?, 1, " + now() + ", " + nowPlusMillis() + ", " + now() + ")"
+                + onConflictDoNothing();
+        this.lockExisting = "UPDATE " + table + " SET version = " + nextToken() + ", state = 'HELD', owner_host = ?,"
+                + " owner_id = ?, hold_count = 1, acquired_at = " + now() + ", expires_at = NULL, updated_at = " + now()
+                + " WHERE name = ?";
+        this.insertFree = insertInto() + table + " (version, name, state, hold_count, expires_at, updated_at) VALUES ("
+                + nextToken() + ", ?, 'FREE', 0, " + now() + ", " + now() + ")" + onConflictDoNothing();
+        this.takeOver = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant
+                + " WHERE name = ? AND (state = 'FREE' OR expires_at < " + now() + ")";
+        this.renew = "UPDATE " + table + " SET expires_at = " + nowPlusMillis() + ", updated_at = " + now()
+                + " WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'";
+        this.free = "UPDATE " + table + " SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,"
+                + " expires_at = " + now() + ", updated_at = " + now()
+                + " WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'";
+        this.delete = "DELETE FROM " + table + " WHERE name = ? AND version = ? AND owner_id = ?";
+        this.inspect = "SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM " + table
+                + " WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + now() + ")";
+        this.lockProbe = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE SKIP LOCKED";
+        this.reapCandidates = "SELECT name FROM " + table + " WHERE expires_at < " + now()
+                + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
+        this.reapDelete = "DELETE FROM " + table + " WHERE name = ? AND expires_at < " + now();
+    }
+
+    /** @return the database clock: the server's current time, never the client's */
+    abstract String now();
+
+    /** @return the database clock plus {@code ?} milliseconds */
+    abstract String nowPlusMillis();
+
+    /** @return milliseconds from the database clock until {@code column} (negative if past, null if null) */
+    abstract String millisUntil(String column);
+
+    /** @return the next fencing token as an SQL expression, or {@code ?} if {@link #tokened} binds it first */
+    abstract String nextToken();
+
+    /** @return the start of an insert up to the table name; MySQL's ignores duplicate keys */
+    String insertInto() {
+        return "INSERT INTO ";
+    }
+
+    /** @return a clause that turns a duplicate-key insert into "no row" without an error, or "" */
+    String onConflictDoNothing() {
+        return "";
+    }
+
+    /**
+     * Takes the lock's row lock, creating the row if it is missing, and grants it: the row-lock strategy's one
+     * statement. Parameters: name, owner host, owner id (after the token where {@link #nextToken()} is bound).
+     */
+    abstract String upsertLock();
+
+    /**
+     * Runs {@code sql}, whose first assignment or value is {@code version = nextToken()}, with {@code params}.
+     *
+     * @return the new token, or empty if no row was granted
+     */
+    abstract OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException;
+
+    /**
+     * Runs {@code call} so that no lock wait in it lasts longer than {@code maxBlock}.
+     *
+     * @param maxBlock the longest wait
+     * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
+     * @return the result, or null if a lock wait ran out (or the database chose this statement as deadlock victim
+     *     without rolling back the transaction)
+     */
+    abstract <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException;
+
+    /** @return {@code sql} with this dialect's per-statement lock-wait bound, if it has one */
+    String boundedSql(String sql, Duration maxBlock) {
+        return sql;
+    }
+
+    /** @return whether the error means "another transaction holds it": lock wait timeout, NOWAIT, deadlock, serialization */
+    abstract boolean lockUnavailable(SQLException e);
+
+    /** @return whether the error is a unique-key violation */
+    abstract boolean duplicateKey(SQLException e);
+
+    /** @return whether the database rolled back the whole transaction, not just the statement (deadlock victims) */
+    boolean abortsTransaction(SQLException e) {
+        return false;
+    }
+
+    /** @return {@code maxBlock} clamped to {@link #MAX_SINGLE_WAIT}, in milliseconds */
+    static long waitMillis(Duration maxBlock) {
+        return Math.min(maxBlock.toMillis(), MAX_SINGLE_WAIT.toMillis());
+    }
+
+    // ---- helpers for subclasses and strategies
+
+    static PreparedStatement prepare(Connection c, String sql, Object... params) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql);
+        try {
+            bind(ps, 1, params);
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+        return ps;
+    }
+
+    static void bind(PreparedStatement ps, int first, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            Object p = params[i];
+            if (p instanceof Long l) {
+                ps.setLong(first + i, l);
+            } else if (p instanceof Integer n) {
+                ps.setInt(first + i, n);
+            } else {
+                ps.setString(first + i, (String) p);
+            }
+        }
+    }
+
+    static int update(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(c, sql, params)) {
+            return ps.executeUpdate();
+        }
+    }
+
+    static OptionalLong queryLong(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(c, sql, params); ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+        }
+    }
+
+    /** The row of a name as the acquire strategies see it. */
+    record RowState(long version, boolean held, Long millisLeft) {
+        boolean expired() {
+            return millisLeft != null && millisLeft < 0;
+        }
+    }
+
+    RowState readState(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = prepare(c, selectState, name); ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return null;
+            }
+            long left = rs.getLong(3);
+            return new RowState(rs.getLong(1), "HELD".equals(rs.getString(2)), rs.wasNull() ? null : left);
+        }
+    }
+
+    /** @return the holder of a name as recorded in its row, if it is held and its lease has not run out */
+    java.util.Optional<io.txlock.LockInfo> readInfo(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = prepare(c, inspect, name); ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(new io.txlock.LockInfo(name, rs.getString(2), rs.getString(3), rs.getLong(1),
+                    instant(rs, 5), instant(rs, 6), Math.max(1, rs.getInt(4))));
+        }
+    }
+
+    /** @return whether the name's row exists and another transaction holds its row lock */
+    boolean rowLockedByOther(Connection c, String name) throws SQLException {
+        if (queryLong(c, "SELECT 1 FROM " + table + " WHERE name = ?", name).isEmpty()) {
+            return false;
+        }
+        return queryLong(c, lockProbe, name).isEmpty();
+    }
+
+    /** Deletes up to {@code batch} rows whose lease or retention ran out, skipping rows locked right now. */
+    int reap(Connection c, int batch) throws SQLException {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        try (PreparedStatement ps = prepare(c, reapCandidates, batch); ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        if (names.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement ps = c.prepareStatement(reapDelete)) {
+            for (String name : names) {
+                ps.setString(1, name);
+                ps.addBatch();
+            }
+            int deleted = 0;
+            for (int n : ps.executeBatch()) {
+                deleted += n == java.sql.Statement.SUCCESS_NO_INFO ? 1 : Math.max(0, n);
+            }
+            return deleted;
+        }
+    }
+
+    /** @return a timestamp column written with {@link #now()} as an instant */
+    java.time.Instant instant(ResultSet rs, int column) throws SQLException {
+        java.time.OffsetDateTime t = rs.getObject(column, java.time.OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+
+    /** A unit of JDBC work. */
+    @FunctionalInterface
+    interface SqlCall<T> {
+        T run() throws SQLException;
+    }
+}

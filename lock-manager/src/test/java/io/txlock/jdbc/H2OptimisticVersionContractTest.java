@@ -1,0 +1,9 @@
+package io.txlock.jdbc;
+
+import io.txlock.Strategy;
+
+class H2OptimisticVersionContractTest extends JdbcContractTest {
+    H2OptimisticVersionContractTest() {
+        super(TestDatabase.Kind.H2, Strategy.OPTIMISTIC_VERSION);
+    }
+}

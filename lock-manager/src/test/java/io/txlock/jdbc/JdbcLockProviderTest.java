@@ -1,0 +1,216 @@
+package io.txlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txlock.LockHandle;
+import io.txlock.LockManager;
+import io.txlock.LockNotHeldException;
+import io.txlock.LockOptions;
+import io.txlock.LockScope;
+import io.txlock.Strategy;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.GrantListener;
+import io.txlock.spi.LockOwner;
+import io.txlock.spi.LockRequest;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** What is particular to the JDBC provider, on every server and strategy: SQL-level ownership, expiry, the reaper, tables. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JdbcLockProviderTest {
+
+    private final List<TestDatabase> databases = new ArrayList<>();
+
+    @BeforeAll
+    void startDatabases() {
+        for (TestDatabase.Kind kind : TestDatabase.Kind.values()) {
+            databases.add(TestDatabase.create(kind).withLockTable("method_lock"));
+        }
+    }
+
+    @AfterAll
+    void dropDatabases() {
+        databases.forEach(TestDatabase::close);
+    }
+
+    Stream<Arguments> combinations() {
+        return databases.stream().flatMap(db -> Stream.of(Strategy.values()).map(s -> Arguments.of(db, s)));
+    }
+
+    Stream<Arguments> leasedCombinations() {
+        return combinations().filter(a -> a.get()[1] != Strategy.SELECT_FOR_UPDATE);
+    }
+
+    private static JdbcLockProvider provider(TestDatabase db, Strategy strategy) {
+        return JdbcLockProvider.builder(db.dataSource()).strategy(strategy).reaperPeriod(Duration.ZERO).build();
+    }
+
+    private static LockRequest request(String name, String owner, Duration lease, Duration maxBlock) {
+        return new LockRequest(name, new LockOwner("test-host", owner, "t1"), lease, maxBlock, false, GrantListener.NONE);
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void grantsAndReleasesWithIncreasingTokens(TestDatabase db, Strategy strategy) {
+        try (LockManager a = LockManager.builder(provider(db, strategy)).build();
+                LockManager b = LockManager.builder(provider(db, strategy)).build()) {
+            String name = "basic-" + strategy;
+            long previous = 0;
+            for (int i = 0; i < 3; i++) {
+                LockManager holder = i % 2 == 0 ? a : b;
+                LockManager other = i % 2 == 0 ? b : a;
+                try (LockHandle h = holder.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE))) {
+                    assertThat(h.fencingToken()).isGreaterThan(previous);
+                    previous = h.fencingToken();
+                    assertThat(other.tryAcquire(name)).isEmpty();
+                    assertThat(other.inspect(name)).hasValueSatisfying(info -> assertThat(info.name()).isEqualTo(name));
+                }
+            }
+            assertThat(b.inspect(name)).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aWaiterIsGrantedWhenTheHolderReleases(TestDatabase db, Strategy strategy) throws Exception {
+        try (LockManager a = LockManager.builder(provider(db, strategy)).build();
+                LockManager b = LockManager.builder(provider(db, strategy)).build()) {
+            LockHandle held = a.acquire("handoff");
+            CompletableFuture<LockHandle> waiter = b.acquireAsync("handoff",
+                    LockOptions.defaults().withWait(Duration.ofSeconds(20))).toCompletableFuture();
+            assertThat(waiter).isNotDone();
+            long token = held.fencingToken();
+            held.release();
+            LockHandle next = waiter.get(20, TimeUnit.SECONDS);
+            assertThat(next.fencingToken()).isGreaterThan(token);
+            next.release();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aTimedWaitEndsWithinItsBound(TestDatabase db, Strategy strategy) {
+        try (LockManager a = LockManager.builder(provider(db, strategy)).build();
+                LockManager b = LockManager.builder(provider(db, strategy)).build();
+                LockHandle held = a.acquire("bounded")) {
+            long start = System.nanoTime();
+            assertThat(b.tryAcquire("bounded", Duration.ofMillis(400))).isEmpty();
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(millis).isBetween(390L, 400L + 3_000L);
+            assertThat(held.isValid()).isTrue();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("leasedCombinations")
+    void aStaleGrantCannotRenewOrReleaseTheNextHoldersLock(TestDatabase db, Strategy strategy) {
+        try (JdbcLockProvider provider = provider(db, strategy)) {
+            Attempt stale = provider.tryAcquire(request("stale", "owner-a", Duration.ofMillis(200), Duration.ZERO));
+            assertThat(stale.isGranted()).isTrue();
+            Attempt next = awaitGrant(provider, request("stale", "owner-b", Duration.ofSeconds(30), Duration.ZERO));
+            assertThat(next.grant().fencingToken()).isGreaterThan(stale.grant().fencingToken());
+
+            assertThatThrownBy(() -> provider.renew(stale.grant(), Duration.ofSeconds(30))).isInstanceOf(LockNotHeldException.class);
+            assertThatThrownBy(() -> provider.release(stale.grant())).isInstanceOf(LockNotHeldException.class);
+            assertThat(provider.inspect("stale")).hasValueSatisfying(info -> {
+                assertThat(info.ownerId()).isEqualTo("owner-b/t1");
+                assertThat(info.fencingToken()).isEqualTo(next.grant().fencingToken());
+            });
+            provider.release(next.grant());
+            assertThat(provider.inspect("stale")).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("leasedCombinations")
+    void leasesAreComputedWithTheDatabaseClock(TestDatabase db, Strategy strategy) throws SQLException {
+        try (JdbcLockProvider provider = provider(db, strategy)) {
+            Attempt a = provider.tryAcquire(request("clock", "owner-a", Duration.ofSeconds(90), Duration.ZERO));
+            try (Connection c = db.dataSource().getConnection();
+                    ResultSet rs = c.createStatement().executeQuery(
+                            "SELECT acquired_at, expires_at FROM method_lock WHERE name = 'clock'")) {
+                assertThat(rs.next()).isTrue();
+                Statements st = JdbcAccess.statementsFor(db.dialect(), "method_lock");
+                Duration lease = Duration.between(st.instant(rs, 1), st.instant(rs, 2));
+                assertThat(lease).isBetween(Duration.ofSeconds(89), Duration.ofSeconds(91));
+            }
+            provider.release(a.grant());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("leasedCombinations")
+    void theReaperDeletesExpiredRowsInBatchesAndSparesLiveOnes(TestDatabase db, Strategy strategy) {
+        String table = "reap_" + strategy.name().toLowerCase().substring(0, 3);
+        db.withLockTable(table);
+        try (JdbcLockProvider provider = JdbcLockProvider.builder(db.dataSource()).strategy(strategy).table(table)
+                .reaperPeriod(Duration.ZERO).reaperBatchSize(7).build()) {
+            for (int i = 0; i < 25; i++) {
+                assertThat(provider.tryAcquire(request("dead-" + i, "dead", Duration.ofMillis(1), Duration.ZERO)).isGranted()).isTrue();
+            }
+            Attempt live = provider.tryAcquire(request("live", "alive", Duration.ofMinutes(5), Duration.ZERO));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> provider.inspect("dead-24").isEmpty());
+            assertThat(provider.reapExpired()).isEqualTo(25);
+            assertThat(rows(db, table)).isEqualTo(1);
+            assertThat(provider.inspect("live")).isPresent();
+            provider.release(live.grant());
+        }
+    }
+
+    @Test
+    void tableNamesAreValidatedIdentifiers() {
+        TestDatabase db = databases.get(0);
+        for (String bad : new String[] {"", "1table", "method_lock; DROP TABLE x", "a.b", "lock-table", "x".repeat(49), null}) {
+            assertThatThrownBy(() -> JdbcLockProvider.builder(db.dataSource()).table(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("plain SQL identifier");
+        }
+    }
+
+    @Test
+    void aSecondManagerOnACustomTableIsIndependent() {
+        TestDatabase db = databases.get(1);
+        db.withLockTable("custom_locks");
+        try (LockManager custom = LockManager.builder(JdbcLockProvider.builder(db.dataSource()).table("custom_locks").build()).build();
+                LockManager standard = LockManager.builder(JdbcLockProvider.builder(db.dataSource()).build()).build();
+                LockHandle a = custom.acquire("same-name");
+                LockHandle b = standard.acquire("same-name")) {
+            assertThat(a.isValid()).isTrue();
+            assertThat(b.isValid()).isTrue();
+        }
+        assertThat(rows(db, "custom_locks")).isLessThanOrEqualTo(1);
+    }
+
+    private static Attempt awaitGrant(JdbcLockProvider provider, LockRequest request) {
+        Attempt[] granted = new Attempt[1];
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(20))
+                .until(() -> (granted[0] = provider.tryAcquire(request)).isGranted());
+        return granted[0];
+    }
+
+    private static long rows(TestDatabase db, String table) {
+        try (Connection c = db.dataSource().getConnection();
+                ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

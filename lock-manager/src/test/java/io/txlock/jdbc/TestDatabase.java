@@ -1,0 +1,174 @@
+package io.txlock.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * A fresh, empty database namespace for one test class on a real server: its own schema on the shared
+ * PostgreSQL, its own database on the shared MariaDB, its own in-memory database behind an H2 TCP server (so
+ * that child JVMs reach it too). Concurrent test runs on one machine never see each other's tables. A server
+ * that cannot be reached is a failure, never a skip.
+ */
+public final class TestDatabase implements AutoCloseable {
+
+    /** The servers the tests run on. */
+    public enum Kind {
+        H2(JdbcDialect.H2), POSTGRESQL(JdbcDialect.POSTGRESQL), MARIADB(JdbcDialect.MARIADB);
+
+        final JdbcDialect dialect;
+
+        Kind(JdbcDialect dialect) {
+            this.dialect = dialect;
+        }
+    }
+
+    private static org.h2.tools.Server h2Server;
+
+    private final Kind kind;
+    private final String namespace;
+    private final String url;
+    private final String user;
+    private final HikariDataSource dataSource;
+
+    private TestDatabase(Kind kind) {
+        this.kind = kind;
+        this.namespace = "txl_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        switch (kind) {
+            case H2 -> {
+                this.user = "sa";
+                this.url = "jdbc:h2:tcp://127.0.0.1:" + h2Port() + "/mem:" + namespace + ";DB_CLOSE_DELAY=-1";
+            }
+            case POSTGRESQL -> {
+                this.user = System.getProperty("txlock.test.postgresql.user", "postgres");
+                String server = System.getProperty("txlock.test.postgresql.url", "jdbc:postgresql://127.0.0.1:5432/test");
+                execute(server, user, "CREATE SCHEMA " + namespace);
+                this.url = server + (server.contains("?") ? "&" : "?") + "currentSchema=" + namespace;
+            }
+            case MARIADB -> {
+                this.user = System.getProperty("txlock.test.mariadb.user", "root");
+                String server = System.getProperty("txlock.test.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test");
+                execute(server, user, "CREATE DATABASE " + namespace + " CHARACTER SET utf8mb4");
+                this.url = server.substring(0, server.lastIndexOf('/') + 1) + namespace;
+            }
+            default -> throw new IllegalArgumentException(kind.toString());
+        }
+        this.dataSource = pool(url, user, 16);
+    }
+
+    /**
+     * @param kind which server
+     * @return a fresh namespace on it
+     */
+    public static TestDatabase create(Kind kind) {
+        return new TestDatabase(kind);
+    }
+
+    /** @return the JDBC URL of this namespace */
+    public String url() {
+        return url;
+    }
+
+    /** @return the user */
+    public String user() {
+        return user;
+    }
+
+    /** @return the server kind */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** @return the dialect */
+    public JdbcDialect dialect() {
+        return kind.dialect;
+    }
+
+    /** @return a pool on this namespace, closed with it */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * @param table a lock table to create here
+     * @return this
+     */
+    public TestDatabase withLockTable(String table) {
+        JdbcLockSchema.create(dataSource, kind.dialect, table);
+        return this;
+    }
+
+    /**
+     * @param sql a statement to run on this namespace, in its own transaction
+     */
+    public void execute(String sql) {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    static HikariDataSource pool(String url, String user, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword("");
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(5_000);
+        config.setPoolName("test-" + url.replaceAll(".*[/:]", ""));
+        return new HikariDataSource(config);
+    }
+
+    private static synchronized int h2Port() {
+        if (h2Server == null) {
+            try {
+                h2Server = org.h2.tools.Server.createTcpServer("-tcpPort", "0", "-tcpAllowOthers", "-ifNotExists").start();
+            } catch (SQLException e) {
+                throw new IllegalStateException("could not start an H2 TCP server: " + e.getMessage(), e);
+            }
+        }
+        return h2Server.getPort();
+    }
+
+    private static void execute(String url, String user, String sql) {
+        try (Connection c = DriverManager.getConnection(url, user, ""); Statement s = c.createStatement()) {
+            s.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException("the test database at " + url + " is not reachable or refused '" + sql
+                    + "': " + e.getMessage() + " (CI starts it with .ci/run; locally start the server or set -Dtxlock.test."
+                    + url.split(":")[1].toLowerCase(Locale.ROOT) + ".url)", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+        switch (kind) {
+            case H2 -> {
+                try (Connection c = DriverManager.getConnection(url, user, ""); Statement s = c.createStatement()) {
+                    s.execute("SHUTDOWN");
+                } catch (SQLException ignored) {
+                    // already gone
+                }
+            }
+            case POSTGRESQL -> execute(System.getProperty("txlock.test.postgresql.url", "jdbc:postgresql://127.0.0.1:5432/test"),
+                    user, "DROP SCHEMA " + namespace + " CASCADE");
+            case MARIADB -> execute(System.getProperty("txlock.test.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test"),
+                    user, "DROP DATABASE " + namespace);
+            default -> throw new IllegalArgumentException(kind.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind + " " + namespace;
+    }
+}
