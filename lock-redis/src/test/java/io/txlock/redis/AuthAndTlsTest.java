@@ -43,6 +43,24 @@ class AuthAndTlsTest {
         }
     }
 
+    /** The README's ACL: the provider needs these commands, keys and channels under its prefix, nothing else. */
+    @Test
+    void anAclUserLimitedToThePrefixIsEnough() throws Exception {
+        JedisClientConfig locker = DefaultJedisClientConfig.builder().user("locker").password(PASSWORD)
+                .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
+        try (RedisServer server = RedisServer.start(locker, "--user", "locker", "on", ">" + PASSWORD, "~app:*", "&app:released*",
+                "+evalsha", "+eval", "+get", "+set", "+del", "+pexpire", "+pttl", "+time", "+publish", "+subscribe",
+                "+unsubscribe", "+ping")) {
+            locksAndHintsWork(RedisLockProvider.builder(server.address(), locker).keyPrefix("app:"),
+                    RedisLockProvider.builder(server.address(), locker).keyPrefix("app:"));
+            try (LockManager locks = LockManager.builder(RedisLockProvider.builder(server.address(), locker).keyPrefix("other:")
+                    .build()).transactions(TransactionSupport.none()).build()) {
+                assertThatThrownBy(() -> locks.tryAcquire("outside")).isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining("NOPERM");
+            }
+        }
+    }
+
     @Test
     void theTlsSettingsOfTheJedisConfigAreUsedForLocksAndHints() throws Exception {
         Path dir = Files.createDirectories(SharedRedis.buildDir().resolve("tls-" + UUID.randomUUID().toString().substring(0, 8)));
