@@ -155,8 +155,10 @@ public final class CoreLockManager implements LockManager {
         });
         long waitNanos = waitNanos(options.waitTime());
         if (waitNanos < FOREVER_NANOS) {
-            timers.schedule(() -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
+            java.util.concurrent.ScheduledFuture<?> timeout = timers.schedule(
+                    () -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
                     waitNanos, TimeUnit.NANOSECONDS);
+            waiter.future.whenComplete((handle, failure) -> timeout.cancel(false));
         }
         state.mutex.lock();
         try {
@@ -169,24 +171,34 @@ public final class CoreLockManager implements LockManager {
         return waiter.future;
     }
 
+    /**
+     * Asks the backend; where this manager holds the lock, its own knowledge fills in what the backend cannot
+     * show (the hold count, and the owner of a row lock held by a still open transaction).
+     */
     @Override
     public Optional<LockInfo> inspect(String name) {
         ensureOpen();
         LockNames.validate(name);
-        Optional<LockInfo> info = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
+        Optional<LockInfo> seen = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
         NameState state = states.get(name);
-        if (info.isPresent() && state != null) {
-            state.mutex.lock();
-            try {
-                Holding h = state.holding;
-                if (h != null && h.grant.fencingToken() == info.get().fencingToken()) {
-                    return Optional.of(info.get().withHoldCount(Math.max(1, h.holds)));
-                }
-            } finally {
-                state.mutex.unlock();
-            }
+        if (state == null) {
+            return seen;
         }
-        return info;
+        state.mutex.lock();
+        try {
+            Holding h = state.holding;
+            if (h == null || !h.isUsable()) {
+                return seen;
+            }
+            long token = h.grant.fencingToken();
+            if (seen.isPresent() && seen.get().fencingToken() != token && seen.get().fencingToken() != 0) {
+                return seen;
+            }
+            return Optional.of(new LockInfo(name, h.caller.owner().host(), h.caller.owner().id(), token,
+                    seen.map(LockInfo::since).orElse(h.since), h.expiresAt(), Math.max(1, h.holds)));
+        } finally {
+            state.mutex.unlock();
+        }
     }
 
     @Override
@@ -417,14 +429,18 @@ public final class CoreLockManager implements LockManager {
             try {
                 attempting = false;
                 pauseUntil = System.nanoTime() + pause;
-                if (woken || pause == 0) {
+                if (woken || pause == 0 || closed) {
                     execute(this::drive);
                     return;
                 }
             } finally {
                 state.mutex.unlock();
             }
-            timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+            try {
+                timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                future.completeExceptionally(new LockException("lock manager closed"));
+            }
         }
 
         private void grant(Grant grant, long start, Instant wallStart, GrantEvents events) {
@@ -911,7 +927,8 @@ public final class CoreLockManager implements LockManager {
         try {
             workers.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            log.debug("lock manager closed, dropping a background task");
+            log.debug("lock manager closed, running a last task on the calling thread");
+            task.run();
         }
     }
 

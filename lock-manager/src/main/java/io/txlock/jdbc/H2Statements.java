@@ -46,7 +46,7 @@ final class H2Statements extends Statements {
     String upsertLock() {
         return "MERGE INTO " + table
                 + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
-                + " KEY (name) VALUES (" + nextToken() + ", ?, 'HELD', ?, ?, 1, CURRENT_TIMESTAMP, NULL, CURRENT_TIMESTAMP)";
+                + " KEY (name) VALUES (" + nextToken() + ", ?, 'HELD', ?, ?, 1, CURRENT_TIMESTAMP, NULL, CURRENT_TIMESTAMP)" + WAIT;
     }
 
     @Override

@@ -79,6 +79,17 @@ public final class JdbcLockProvider implements LockProvider {
         return new Builder(dataSource);
     }
 
+    /**
+     * A provider whose TRANSACTION-scoped locks join {@code transactions}' connection and whose LEASE locks use
+     * connections of their own. Give the same {@code transactions} to {@code LockManager.Builder.transactions}.
+     *
+     * @param transactions local JDBC transactions over the application's datasource
+     * @return a builder
+     */
+    public static Builder builder(JdbcTransactions transactions) {
+        return new Builder(transactions.dataSource()).leaseDataSource(transactions.target());
+    }
+
     /** @return the strategy */
     public Strategy strategy() {
         return strategy;

@@ -16,7 +16,8 @@ final class MariaDbStatements extends MySqlStatements {
     }
 
     @Override
-    String boundedSql(String sql, Duration maxBlock) {
+    String render(String template, Duration maxBlock, boolean callerTx) {
+        String sql = template.replace(WAIT, "");
         long millis = waitMillis(maxBlock);
         if (millis <= 0) {
             return "SET STATEMENT innodb_lock_wait_timeout = 0 FOR " + sql;

@@ -30,10 +30,39 @@ class MySqlStatements extends Statements {
             3572); // MySQL ER_LOCK_NOWAIT
 
     private final String insertToken;
+    private final String ensureLockedRow;
+    private final String selectStateForUpdate;
 
     MySqlStatements(String table) {
         super(table);
         this.insertToken = "INSERT INTO " + table + "_token () VALUES ()";
+        this.ensureLockedRow = "INSERT INTO " + table + " (version, name, state, hold_count, expires_at, updated_at)"
+                + " VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))" + WAIT
+                + " ON DUPLICATE KEY UPDATE hold_count = hold_count";
+        this.selectStateForUpdate = selectState + " FOR UPDATE";
+    }
+
+    /**
+     * In the caller's transaction: create the row if missing and lock it exclusively (no gap lock, so two
+     * transactions cannot deadlock on a missing row), then read its current state with a locking read (a plain
+     * read would see the transaction's old snapshot under REPEATABLE READ and never see the row freed).
+     */
+    @Override
+    RowState readState(Connection c, io.txlock.spi.LockRequest r) throws SQLException {
+        if (!r.transactional()) {
+            return super.readState(c, r);
+        }
+        update(c, render(ensureLockedRow, r.maxBlock(), true), r.name());
+        try (PreparedStatement ps = prepare(c, selectStateForUpdate, r.name()); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            long left = rs.getLong(3);
+            return new RowState(rs.getLong(1), "HELD".equals(rs.getString(2)), rs.wasNull() ? null : left);
+        }
+    }
+
+    @Override
+    boolean locksBeforeReading(boolean callerTx) {
+        return callerTx;
     }
 
     @Override
@@ -66,7 +95,7 @@ class MySqlStatements extends Statements {
     String upsertLock() {
         return "INSERT INTO " + table
                 + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
-                + " VALUES (?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), NULL, UTC_TIMESTAMP(6))"
+                + " VALUES (?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), NULL, UTC_TIMESTAMP(6))" + WAIT
                 + " ON DUPLICATE KEY UPDATE version = VALUES(version), state = 'HELD', owner_host = VALUES(owner_host),"
                 + " owner_id = VALUES(owner_id), hold_count = 1, acquired_at = VALUES(acquired_at), expires_at = NULL,"
                 + " updated_at = VALUES(updated_at)";

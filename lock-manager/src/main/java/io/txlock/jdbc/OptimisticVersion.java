@@ -19,17 +19,16 @@ final class OptimisticVersion extends RowLeaseStrategy {
     }
 
     @Override
-    Attempt acquireRow(Connection c, Statements st, LockRequest r, Duration block) throws SQLException {
-        Statements.RowState row = st.readState(c, r.name());
+    Attempt acquireRow(Connection c, Statements st, LockRequest r) throws SQLException {
+        Statements.RowState row = st.readState(c, r);
         if (row == null) {
-            OptionalLong token = insertHeld(c, st, r, block);
+            OptionalLong token = insertHeld(c, st, r);
             return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
         }
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
-        OptionalLong token = st.tokened(c, block == null ? st.casGrant : st.boundedSql(st.casGrant, block),
-                r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name(), row.version());
+        OptionalLong token = st.tokened(c, waiting(st, st.casGrant, r), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name(), row.version());
         return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
     }
 

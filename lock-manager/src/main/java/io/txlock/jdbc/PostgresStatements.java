@@ -11,8 +11,11 @@ import java.util.Set;
 
 /**
  * PostgreSQL. The clock is {@code clock_timestamp()} (not {@code now()}, which stands still for a whole
- * transaction); tokens come from {@code <table>_token_seq}. Any error aborts a PostgreSQL transaction, so
- * bounded waits in the caller's transaction run inside a savepoint and never poison it.
+ * transaction); tokens come from {@code <table>_token_seq}. Lock waits are bounded by {@code lock_timeout}:
+ * outside the caller's transaction it is set by the waiting statement itself, from a one-row
+ * {@code FROM (SELECT set_config('lock_timeout', …, true))}, at no extra round trip; inside the caller's
+ * transaction, where any error would abort it, the statement runs in a savepoint with the setting saved and
+ * restored around it.
  */
 final class PostgresStatements extends Statements {
 
@@ -54,10 +57,16 @@ final class PostgresStatements extends Statements {
     String upsertLock() {
         return "INSERT INTO " + table
                 + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
-                + " VALUES (" + nextToken() + ", ?, 'HELD', ?, ?, 1, clock_timestamp(), NULL, clock_timestamp())"
+                + " SELECT " + nextToken() + ", ?, 'HELD', ?, ?, 1, clock_timestamp(), NULL, clock_timestamp()" + WAIT
                 + " ON CONFLICT (name) DO UPDATE SET version = EXCLUDED.version, state = 'HELD',"
                 + " owner_host = EXCLUDED.owner_host, owner_id = EXCLUDED.owner_id, hold_count = 1,"
                 + " acquired_at = EXCLUDED.acquired_at, expires_at = NULL, updated_at = EXCLUDED.updated_at";
+    }
+
+    @Override
+    String render(String template, Duration maxBlock, boolean callerTx) {
+        return template.replace(WAIT, callerTx ? ""
+                : " FROM (SELECT set_config('lock_timeout', '" + Math.max(1, waitMillis(maxBlock)) + "ms', true)) AS txlock_wait");
     }
 
     @Override
@@ -67,20 +76,26 @@ final class PostgresStatements extends Statements {
 
     @Override
     <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
-        Savepoint savepoint = callerTx ? c.setSavepoint() : null;
+        if (!callerTx) {
+            try {
+                return call.run();
+            } catch (SQLException e) {
+                if (lockUnavailable(e)) {
+                    return null;
+                }
+                throw e;
+            }
+        }
+        Savepoint savepoint = c.setSavepoint();
         try {
             String previous = setLockTimeout(c, Math.max(1, waitMillis(maxBlock)) + "ms");
             T result = call.run();
-            if (savepoint != null) {
-                setLockTimeout(c, previous);
-                c.releaseSavepoint(savepoint);
-            }
+            setLockTimeout(c, previous);
+            c.releaseSavepoint(savepoint);
             return result;
         } catch (SQLException e) {
-            if (savepoint != null) {
-                c.rollback(savepoint);
-                c.releaseSavepoint(savepoint);
-            }
+            c.rollback(savepoint);
+            c.releaseSavepoint(savepoint);
             if (lockUnavailable(e)) {
                 return null;
             }

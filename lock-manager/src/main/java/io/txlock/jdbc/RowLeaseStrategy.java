@@ -23,8 +23,8 @@ abstract class RowLeaseStrategy implements LockStrategy {
         this.db = db;
     }
 
-    /** One attempt on {@code c}; {@code block} is the lock-wait bound inside the caller's transaction, else null. */
-    abstract Attempt acquireRow(Connection c, Statements st, LockRequest r, Duration block) throws SQLException;
+    /** One attempt on {@code c}, its waiting statements {@link Statements#render rendered} for {@code r}. */
+    abstract Attempt acquireRow(Connection c, Statements st, LockRequest r) throws SQLException;
 
     /** Frees the row of a grant; returns the number of rows changed (0: no longer ours). */
     abstract int releaseRow(Connection c, Statements st, JdbcGrant g) throws SQLException;
@@ -32,13 +32,17 @@ abstract class RowLeaseStrategy implements LockStrategy {
     @Override
     public Attempt tryAcquire(LockRequest r) {
         Statements st = db.statements();
-        if (!r.transactional()) {
-            return db.autoCommitted(c -> acquireRow(c, st, r, null), "acquire '" + r.name() + "'");
-        }
-        return db.inCallerTransaction(c -> {
-            Attempt a = st.bounded(c, r.maxBlock(), true, () -> acquireRow(c, st, r, r.maxBlock()));
+        JdbcAccess.SqlWork<Attempt> attempt = c -> {
+            Attempt a = st.bounded(c, r.maxBlock(), r.transactional(), () -> acquireRow(c, st, r));
             return a == null ? Attempt.held() : a;
-        }, "acquire '" + r.name() + "' in the caller's transaction");
+        };
+        return r.transactional()
+                ? db.inCallerTransaction(attempt, "acquire '" + r.name() + "' in the caller's transaction")
+                : db.autoCommitted(attempt, "acquire '" + r.name() + "'");
+    }
+
+    static String waiting(Statements st, String template, LockRequest r) {
+        return st.render(template, r.maxBlock(), r.transactional());
     }
 
     Attempt granted(LockRequest r, long token) {
@@ -50,10 +54,9 @@ abstract class RowLeaseStrategy implements LockStrategy {
     }
 
     /** The insert that grants a free name; a duplicate key (without ON CONFLICT) means held. */
-    java.util.OptionalLong insertHeld(Connection c, Statements st, LockRequest r, Duration block) throws SQLException {
+    java.util.OptionalLong insertHeld(Connection c, Statements st, LockRequest r) throws SQLException {
         try {
-            return st.tokened(c, block == null ? st.insertHeld : st.boundedSql(st.insertHeld, block),
-                    r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
+            return st.tokened(c, waiting(st, st.insertHeld, r), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
         } catch (SQLException e) {
             if (st.duplicateKey(e)) {
                 return java.util.OptionalLong.empty();

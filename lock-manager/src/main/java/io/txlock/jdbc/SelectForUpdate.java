@@ -45,8 +45,10 @@ final class SelectForUpdate implements LockStrategy {
             OptionalLong token = lockExistingRow(c, r);
             if (token != null && token.isEmpty()) {
                 c.rollback();
-                db.autoCommitted(created -> createFreeRow(created, r.name()), "create the row of '" + r.name() + "'");
-                token = lockExistingRow(c, r);
+                if (createFreeRow(c, r) != null) {
+                    c.commit();
+                    token = lockExistingRow(c, r);
+                }
             }
             if (token != null && token.isPresent()) {
                 return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, c));
@@ -62,29 +64,36 @@ final class SelectForUpdate implements LockStrategy {
         }
     }
 
-    private OptionalLong createFreeRow(Connection c, String name) throws SQLException {
+    /**
+     * Creates the missing row, committed and FREE, so that others see it locked once locked.
+     *
+     * @return empty when created or already there; null if another transaction's uncommitted row kept us waiting
+     */
+    private OptionalLong createFreeRow(Connection c, LockRequest r) throws SQLException {
         Statements st = db.statements();
-        try {
-            return st.tokened(c, st.insertFree, name);
-        } catch (SQLException e) {
-            if (st.duplicateKey(e)) {
-                return OptionalLong.empty();
+        return st.bounded(c, r.maxBlock(), false, () -> {
+            try {
+                st.tokened(c, st.render(st.insertFree, r.maxBlock(), false), r.name());
+            } catch (SQLException e) {
+                if (!st.duplicateKey(e)) {
+                    throw e;
+                }
             }
-            throw e;
-        }
+            return OptionalLong.empty();
+        });
     }
 
     /** @return the token; empty if the row is missing; null if the wait ran out */
     private OptionalLong lockExistingRow(Connection c, LockRequest r) throws SQLException {
         Statements st = db.statements();
-        return st.bounded(c, r.maxBlock(), false,
-                () -> st.tokened(c, st.boundedSql(st.lockExisting, r.maxBlock()), r.owner().host(), r.owner().id(), r.name()));
+        return st.bounded(c, r.maxBlock(), false, () -> st.tokened(c, st.render(st.lockExisting, r.maxBlock(), false),
+                r.owner().host(), r.owner().id(), r.name()));
     }
 
     private OptionalLong lockRow(Connection c, LockRequest r, boolean callerTx) throws SQLException {
         Statements st = db.statements();
-        OptionalLong token = st.bounded(c, r.maxBlock(), callerTx,
-                () -> st.tokened(c, st.boundedSql(st.upsertLock(), r.maxBlock()), r.name(), r.owner().host(), r.owner().id()));
+        OptionalLong token = st.bounded(c, r.maxBlock(), callerTx, () -> st.tokened(c,
+                st.render(st.upsertLock(), r.maxBlock(), callerTx), r.name(), r.owner().host(), r.owner().id()));
         return token == null ? OptionalLong.empty() : token;
     }
 

@@ -38,24 +38,26 @@ abstract class Statements {
     final String reapCandidates;
     final String reapDelete;
 
+    /** Where a waiting statement gets its lock-wait bound; see {@link #render}. */
+    static final String WAIT = "{wait}";
+
     Statements(String table) {
         this.table = table;
         String grant = "state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1, acquired_at = " + now()
                 + ", expires_at = " + nowPlusMillis() + ", updated_at = " + now();
+        String columns = " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)";
         this.selectState = "SELECT version, state, " + millisUntil("expires_at") + " FROM " + table + " WHERE name = ?";
-        this.casGrant = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant
+        this.casGrant = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant + WAIT
                 + " WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < " + now() + ")";
-        this.insertHeld = insertInto() + table
-                + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at) VALUES ("
-                + nextToken() + ", ?, 'HELD', ?, ?, 1, " + now() + ", " + nowPlusMillis() + ", " + now() + ")"
-                + onConflictDoNothing();
-        this.lockExisting = "UPDATE " + table + " SET version = " + nextToken() + ", state = 'HELD', owner_host = ?,"
-                + " owner_id = ?, hold_count = 1, acquired_at = " + now() + ", expires_at = NULL, updated_at = " + now()
-                + " WHERE name = ?";
-        this.insertFree = insertInto() + table + " (version, name, state, hold_count, expires_at, updated_at) VALUES ("
-                + nextToken() + ", ?, 'FREE', 0, " + now() + ", " + now() + ")" + onConflictDoNothing();
-        this.takeOver = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant
+        this.insertHeld = insertInto() + table + columns + " SELECT " + nextToken() + ", ?, 'HELD', ?, ?, 1, " + now() + ", "
+                + nowPlusMillis() + ", " + now() + WAIT + onConflictDoNothing();
+        this.takeOver = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant + WAIT
                 + " WHERE name = ? AND (state = 'FREE' OR expires_at < " + now() + ")";
+        this.lockExisting = "UPDATE " + table + " SET version = " + nextToken() + ", state = 'HELD', owner_host = ?,"
+                + " owner_id = ?, hold_count = 1, acquired_at = " + now() + ", expires_at = NULL, updated_at = " + now() + WAIT
+                + " WHERE name = ?";
+        this.insertFree = insertInto() + table + " (version, name, state, hold_count, expires_at, updated_at) SELECT "
+                + nextToken() + ", ?, 'FREE', 0, " + now() + ", " + now() + WAIT + onConflictDoNothing();
         this.renew = "UPDATE " + table + " SET expires_at = " + nowPlusMillis() + ", updated_at = " + now()
                 + " WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'";
         this.free = "UPDATE " + table + " SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,"
@@ -94,7 +96,8 @@ abstract class Statements {
 
     /**
      * Takes the lock's row lock, creating the row if it is missing, and grants it: the row-lock strategy's one
-     * statement. Parameters: name, owner host, owner id (after the token where {@link #nextToken()} is bound).
+     * statement in the caller's transaction. Parameters: name, owner host, owner id (after the token where
+     * {@link #nextToken()} is bound). Contains {@link #WAIT}.
      */
     abstract String upsertLock();
 
@@ -106,7 +109,8 @@ abstract class Statements {
     abstract OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException;
 
     /**
-     * Runs {@code call} so that no lock wait in it lasts longer than {@code maxBlock}.
+     * Runs {@code call}, whose waiting statements were {@link #render rendered} with the same arguments, so that
+     * no lock wait in it lasts longer than {@code maxBlock}.
      *
      * @param maxBlock the longest wait
      * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
@@ -115,9 +119,17 @@ abstract class Statements {
      */
     abstract <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException;
 
-    /** @return {@code sql} with this dialect's per-statement lock-wait bound, if it has one */
-    String boundedSql(String sql, Duration maxBlock) {
-        return sql;
+    /**
+     * Renders a statement that may wait for a row lock: {@link #WAIT} becomes this dialect's per-statement bound,
+     * if it has one; the rest of the bound is {@link #bounded}'s job.
+     *
+     * @param template a statement containing {@link #WAIT}
+     * @param maxBlock the longest wait
+     * @param callerTx whether it runs in the caller's transaction
+     * @return SQL to prepare
+     */
+    String render(String template, Duration maxBlock, boolean callerTx) {
+        return template.replace(WAIT, "");
     }
 
     /** @return whether the error means "another transaction holds it": lock wait timeout, NOWAIT, deadlock, serialization */
@@ -179,6 +191,19 @@ abstract class Statements {
         boolean expired() {
             return millisLeft != null && millisLeft < 0;
         }
+    }
+
+    /**
+     * The row as the row strategies must see it before granting: the latest committed state. A plain read
+     * does, except in a MySQL REPEATABLE READ transaction, whose snapshot would never show the row freed.
+     */
+    RowState readState(Connection c, io.txlock.spi.LockRequest r) throws SQLException {
+        return readState(c, r.name());
+    }
+
+    /** @return whether {@link #readState(Connection, io.txlock.spi.LockRequest)} creates and locks a missing row first */
+    boolean locksBeforeReading(boolean callerTx) {
+        return false;
     }
 
     RowState readState(Connection c, String name) throws SQLException {

@@ -19,20 +19,22 @@ final class UniqueInsert extends RowLeaseStrategy {
     }
 
     @Override
-    Attempt acquireRow(Connection c, Statements st, LockRequest r, Duration block) throws SQLException {
-        OptionalLong token = insertHeld(c, st, r, block);
-        if (token.isPresent()) {
-            return granted(r, token.getAsLong());
+    Attempt acquireRow(Connection c, Statements st, LockRequest r) throws SQLException {
+        OptionalLong token;
+        if (!st.locksBeforeReading(r.transactional())) {
+            token = insertHeld(c, st, r);
+            if (token.isPresent()) {
+                return granted(r, token.getAsLong());
+            }
         }
-        Statements.RowState row = st.readState(c, r.name());
+        Statements.RowState row = st.readState(c, r);
         if (row == null) {
             return Attempt.heldFor(Duration.ZERO);
         }
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
-        token = st.tokened(c, block == null ? st.takeOver : st.boundedSql(st.takeOver, block),
-                r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
+        token = st.tokened(c, waiting(st, st.takeOver, r), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
         return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
     }
 

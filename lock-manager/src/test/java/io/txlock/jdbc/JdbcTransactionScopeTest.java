@@ -1,0 +1,187 @@
+package io.txlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txlock.LockHandle;
+import io.txlock.LockManager;
+import io.txlock.LockOptions;
+import io.txlock.LockScope;
+import io.txlock.Strategy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * TRANSACTION scope with the JDBC provider on local transactions: the lock's SQL runs on the caller's own
+ * connection, and the lock ends with the transaction, on commit and on rollback, on every server and strategy.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JdbcTransactionScopeTest {
+
+    private final List<TestDatabase> databases = new ArrayList<>();
+
+    @BeforeAll
+    void startDatabases() {
+        for (TestDatabase.Kind kind : TestDatabase.Kind.values()) {
+            TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock");
+            db.execute("CREATE TABLE orders (order_no VARCHAR(64) NOT NULL PRIMARY KEY, lock_token BIGINT NOT NULL)");
+            databases.add(db);
+        }
+    }
+
+    @AfterAll
+    void dropDatabases() {
+        databases.forEach(TestDatabase::close);
+    }
+
+    Stream<Arguments> combinations() {
+        return databases.stream().flatMap(db -> Stream.of(Strategy.values()).map(s -> Arguments.of(db, s)));
+    }
+
+    /** One application node: its own transactions and manager over the shared database. */
+    private record Node(JdbcTransactions tx, LockManager locks) implements AutoCloseable {
+        static Node on(TestDatabase db, Strategy strategy) {
+            JdbcTransactions tx = JdbcTransactions.over(db.dataSource());
+            return new Node(tx, LockManager.builder(JdbcLockProvider.builder(tx).strategy(strategy).reaperPeriod(Duration.ZERO)
+                    .build()).transactions(tx).build());
+        }
+
+        @Override
+        public void close() {
+            locks.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void commitFreesTheLockAndKeepsTheRowsWrittenUnderIt(TestDatabase db, Strategy strategy) throws Exception {
+        try (Node a = Node.on(db, strategy); Node b = Node.on(db, strategy)) {
+            String order = "commit-" + strategy;
+            long token = a.tx().inTransaction(c -> {
+                LockHandle lock = a.locks().acquire("order:" + order);
+                assertThat(lock.scope()).isEqualTo(LockScope.TRANSACTION);
+                assertThat(b.locks().tryAcquire("order:" + order, LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ZERO))).isEmpty();
+                insertOrder(c, order, lock.fencingToken());
+                return lock.fencingToken();
+            });
+            assertThat(orderToken(db, order)).contains(token);
+            try (LockHandle next = b.locks().acquire("order:" + order, LockOptions.defaults().withScope(LockScope.LEASE)
+                    .withWait(Duration.ofSeconds(5)))) {
+                assertThat(next.fencingToken()).isGreaterThan(token);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void rollbackFreesTheLockAndItsTokenIsNeverHandedOutAgain(TestDatabase db, Strategy strategy) throws Exception {
+        try (Node a = Node.on(db, strategy); Node b = Node.on(db, strategy)) {
+            String order = "rollback-" + strategy;
+            long[] token = new long[1];
+            assertThatThrownBy(() -> a.tx().inTransaction(c -> {
+                LockHandle lock = a.locks().acquire("order:" + order);
+                token[0] = lock.fencingToken();
+                insertOrder(c, order, lock.fencingToken());
+                throw new IllegalStateException("payment declined");
+            })).hasMessage("payment declined");
+            assertThat(orderToken(db, order)).isEmpty();
+            long next = b.tx().inTransaction(c -> b.locks().acquire("order:" + order,
+                    LockOptions.defaults().withWait(Duration.ofSeconds(5))).fencingToken());
+            assertThat(next).isGreaterThan(token[0]);
+            assertThat(a.locks().inspect("order:" + order)).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aSecondTransactionWaitsForTheFirstsCommitAndSeesItsRows(TestDatabase db, Strategy strategy) throws Exception {
+        try (Node a = Node.on(db, strategy); Node b = Node.on(db, strategy)) {
+            String order = "wait-" + strategy;
+            CountDownLatch locked = new CountDownLatch(1);
+            CountDownLatch mayCommit = new CountDownLatch(1);
+            CompletableFuture<Long> first = CompletableFuture.supplyAsync(() -> call(() -> a.tx().inTransaction(c -> {
+                LockHandle lock = a.locks().acquire("order:" + order);
+                insertOrder(c, order, lock.fencingToken());
+                locked.countDown();
+                assertThat(mayCommit.await(30, TimeUnit.SECONDS)).isTrue();
+                return lock.fencingToken();
+            })));
+            assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Optional<Long>> second = CompletableFuture.supplyAsync(() -> call(() -> b.tx().inTransaction(c -> {
+                b.locks().acquire("order:" + order, LockOptions.defaults().withWait(Duration.ofSeconds(30)));
+                return orderToken(c, order);
+            })));
+            assertThat(second).isNotDone();
+            mayCommit.countDown();
+            long firstToken = first.get(30, TimeUnit.SECONDS);
+            assertThat(second.get(30, TimeUnit.SECONDS)).contains(firstToken);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aLockNotGrantedInTimeLeavesTheCallersTransactionUsable(TestDatabase db, Strategy strategy) throws Exception {
+        try (Node a = Node.on(db, strategy); Node b = Node.on(db, strategy)) {
+            String order = "usable-" + strategy;
+            a.tx().inTransaction(holder -> {
+                a.locks().acquire("order:" + order);
+                b.tx().inTransaction(c -> {
+                    insertOrder(c, order + "-before", 1);
+                    assertThat(b.locks().tryAcquire("order:" + order, Duration.ofMillis(300))).isEmpty();
+                    insertOrder(c, order + "-after", 2);
+                    return null;
+                });
+                return null;
+            });
+            assertThat(orderToken(db, order + "-before")).contains(1L);
+            assertThat(orderToken(db, order + "-after")).contains(2L);
+        }
+    }
+
+    private static void insertOrder(Connection c, String orderNo, long token) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (order_no, lock_token) VALUES (?, ?)")) {
+            ps.setString(1, orderNo);
+            ps.setLong(2, token);
+            ps.executeUpdate();
+        }
+    }
+
+    private static Optional<Long> orderToken(TestDatabase db, String orderNo) throws SQLException {
+        try (Connection c = db.dataSource().getConnection()) {
+            return orderToken(c, orderNo);
+        }
+    }
+
+    private static Optional<Long> orderToken(Connection c, String orderNo) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT lock_token FROM orders WHERE order_no = ?")) {
+            ps.setString(1, orderNo);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getLong(1)) : Optional.empty();
+            }
+        }
+    }
+
+    private static <T> T call(java.util.concurrent.Callable<T> c) {
+        try {
+            return c.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
