@@ -153,13 +153,6 @@ public final class CoreLockManager implements LockManager {
                 waiter.abandon();
             }
         });
-        long waitNanos = waitNanos(options.waitTime());
-        if (waitNanos < FOREVER_NANOS) {
-            java.util.concurrent.ScheduledFuture<?> timeout = timers.schedule(
-                    () -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
-                    waitNanos, TimeUnit.NANOSECONDS);
-            waiter.future.whenComplete((handle, failure) -> timeout.cancel(false));
-        }
         state.mutex.lock();
         try {
             if (state.isTurnOf(waiter)) {
@@ -167,6 +160,11 @@ public final class CoreLockManager implements LockManager {
             }
         } finally {
             state.mutex.unlock();
+        }
+        long waitNanos = waitNanos(options.waitTime());
+        if (waitNanos < FOREVER_NANOS) {
+            java.util.concurrent.ScheduledFuture<?> timeout = timers.schedule(waiter::expire, waitNanos, TimeUnit.NANOSECONDS);
+            waiter.future.whenComplete((handle, failure) -> timeout.cancel(false));
         }
         return waiter.future;
     }
@@ -425,22 +423,46 @@ public final class CoreLockManager implements LockManager {
             }
             boolean firstMiss = !state.noHints && subscribeOnce(state);
             long pause = firstMiss ? 0 : backoff.pauseNanos(hinted(state), attempt.retryAfter());
+            boolean expired;
             state.mutex.lock();
             try {
                 attempting = false;
-                pauseUntil = System.nanoTime() + pause;
-                if (woken || pause == 0 || closed) {
-                    execute(this::drive);
-                    return;
+                expired = System.nanoTime() - deadline >= 0;
+                if (!expired) {
+                    pauseUntil = System.nanoTime() + pause;
+                    if (woken || pause == 0 || closed) {
+                        execute(this::drive);
+                        return;
+                    }
                 }
             } finally {
                 state.mutex.unlock();
+            }
+            if (expired) {
+                future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
+                return;
             }
             try {
                 timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {
                 future.completeExceptionally(new LockException("lock manager closed"));
             }
+        }
+
+        /**
+         * The wait is over. An attempt that is running, about to run (its turn came and it was woken) or being
+         * granted decides instead, so that even a zero wait gets its one attempt, as in {@code tryAcquire}.
+         */
+        void expire() {
+            state.mutex.lock();
+            try {
+                if (attempting || settled || woken && state.isTurnOf(this)) {
+                    return;
+                }
+            } finally {
+                state.mutex.unlock();
+            }
+            future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
         }
 
         private void grant(Grant grant, long start, Instant wallStart, GrantEvents events) {
