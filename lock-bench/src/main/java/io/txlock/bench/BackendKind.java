@@ -14,6 +14,8 @@ public enum BackendKind {
     MARIADB("jdbc:mariadb://127.0.0.1:3306/test", "root"),
     /** MySQL with MySQL Connector/J; by default it talks to the local MariaDB, the MySQL-compatible server here. */
     MYSQL("jdbc:mysql://127.0.0.1:3306/test", "root"),
+    /** Redis through Jedis, one master; by default the local server at 127.0.0.1:6379. */
+    REDIS(null, null),
     /** ZooKeeper through Curator; without {@code --zookeeper}, an embedded server (curator-test) in this JVM. */
     ZOOKEEPER(null, null),
     /**

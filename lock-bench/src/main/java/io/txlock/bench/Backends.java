@@ -19,6 +19,7 @@ final class Backends {
     static Backend open(BackendSpec spec, int connections, boolean workerJvms, Duration lease) throws Exception {
         return switch (spec.kind()) {
             case H2, POSTGRESQL, MARIADB, MYSQL -> JdbcBackend.open(spec, connections, workerJvms);
+            case REDIS -> RedisBackend.open(spec, connections);
             case ZOOKEEPER -> ZooKeeperBackend.open(spec, connections, lease);
             case NONE -> new UnsafeBackend(connections);
         };

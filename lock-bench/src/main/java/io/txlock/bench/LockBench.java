@@ -26,7 +26,8 @@ import picocli.CommandLine.Option;
 public final class LockBench implements Callable<Integer> {
 
     @Option(names = {"-b", "--backend"}, split = ",", paramLabel = "NAME",
-            description = "h2 (default), postgresql, mariadb, mysql, zookeeper, none (a deliberately broken lock); comma-separated")
+            description = "h2 (default), postgresql, mariadb, mysql, redis, zookeeper, none (a deliberately broken lock);"
+                    + " comma-separated")
     List<String> backends = new ArrayList<>(List.of("h2"));
 
     @Option(names = {"-s", "--strategy"}, split = ",", paramLabel = "NAME",
@@ -103,6 +104,9 @@ public final class LockBench implements Callable<Integer> {
     @Option(names = "--password", description = "database password of the one JDBC backend given", arity = "0..1", interactive = false)
     String password;
 
+    @Option(names = "--redis", paramLabel = "HOST:PORT", description = "Redis master (default: 127.0.0.1:6379)")
+    String redis;
+
     @Option(names = "--zookeeper", paramLabel = "CONNECT",
             description = "ZooKeeper connect string, e.g. 127.0.0.1:2181 (default: an embedded ZooKeeper server in this JVM)")
     String zookeeper;
@@ -174,11 +178,17 @@ public final class LockBench implements Callable<Integer> {
         for (BackendKind kind : kinds) {
             BackendSpec spec = kind.isJdbc() ? new BackendSpec(kind, jdbcUrl, user, password == null ? "" : password, null, false)
                     : BackendSpec.defaults(kind);
-            specs.add(kind == BackendKind.ZOOKEEPER && zookeeper != null ? spec.at(zookeeper) : spec);
+            if (kind == BackendKind.ZOOKEEPER && zookeeper != null) {
+                spec = spec.at(zookeeper);
+            } else if (kind == BackendKind.REDIS && redis != null) {
+                spec = spec.at(redis);
+            }
+            specs.add(spec);
         }
         for (String s : strategies) {
             String upper = s.strip().toUpperCase(Locale.ROOT);
             boolean known = upper.equals(UnsafeBackend.STRATEGY) || upper.equals(ZooKeeperBackend.STRATEGY)
+                    || upper.equals(RedisBackend.STRATEGY)
                     || java.util.Arrays.stream(io.txlock.Strategy.values()).anyMatch(x -> x.name().equals(upper));
             if (!known && !upper.equals("ALL")) {
                 throw new IllegalArgumentException("unknown strategy '" + s + "': use SELECT_FOR_UPDATE, OPTIMISTIC_VERSION,"

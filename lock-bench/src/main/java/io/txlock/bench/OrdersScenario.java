@@ -89,7 +89,7 @@ final class OrdersScenario implements Scenario {
                     + "_" + TABLES.incrementAndGet());
             progress.phase(backend.kind().cliName() + (way == Way.TXLOCK ? " " + strategy : "") + " · orders · "
                     + (way == Way.TXLOCK ? "txlock" : "seed"), config.timing().totalNanos());
-            Run run = new Run(site, book, way, config, progress);
+            Run run = new Run(site, book, way, config, progress, backend.kind().isJdbc());
             run.execute();
             return run.measurement(book.rowsPerOrder(db));
         }
@@ -113,10 +113,12 @@ final class OrdersScenario implements Scenario {
         private final Queue<String> examples = new ConcurrentLinkedQueue<>();
         private final Histogram latency = Latency.histogram();
         private final Histogram acquire = Latency.histogram();
+        private final boolean lockInDatabase;
         private long from;
         private long to;
 
-        Run(Site site, OrderBook book, Way way, BenchConfig config, Progress progress) {
+        Run(Site site, OrderBook book, Way way, BenchConfig config, Progress progress, boolean lockInDatabase) {
+            this.lockInDatabase = lockInDatabase;
             this.site = site;
             this.book = book;
             this.way = way;
@@ -286,8 +288,12 @@ final class OrdersScenario implements Scenario {
             }
             double seconds = (to - from) / 1e9;
             String describe = way == Way.TXLOCK
-                    ? "TRANSACTION-scoped lock on 'order:<no>' in the order's transaction, plain SELECT, INSERT, COMMIT"
-                    : "SELECT id FROM order WHERE order_no = ? FOR UPDATE, INSERT if missing, COMMIT";
+                    ? lockInDatabase
+                            ? "TRANSACTION-scoped lock on 'order:<no>' in the order's transaction, plain SELECT, INSERT, COMMIT"
+                            : "TRANSACTION-scoped lock on 'order:<no>' bound to the order's transaction (released by the core"
+                                    + " after COMMIT), plain SELECT, INSERT, COMMIT; orders in embedded H2"
+                    : "SELECT id FROM order WHERE order_no = ? FOR UPDATE, INSERT if missing, COMMIT"
+                            + (lockInDatabase ? "" : "; orders in embedded H2");
             return new Measurement(way == Way.TXLOCK ? "txlock" : "seed", describe, measuredOps.sum(), seconds,
                     measuredOps.sum() / seconds, Latency.of(latency), Latency.of(acquire), Latency.none(), verdict, counts, notes);
         }
