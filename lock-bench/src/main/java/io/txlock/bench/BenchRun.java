@@ -43,6 +43,9 @@ final class BenchRun {
                 backends.add(new BenchReport.BackendInfo(spec.kind().cliName(), backend.describe()));
                 progress.note(spec.kind().cliName() + ": " + backend.describe());
                 List<String> strategies = strategies(backend, config.strategies());
+                if (config.jitWarmup()) {
+                    warmUp(backend, strategies, config, progress, errors);
+                }
                 for (String id : config.scenarios()) {
                     Scenario scenario = scenario(id);
                     try {
@@ -61,6 +64,21 @@ final class BenchRun {
         }
         return new BenchReport(command, started, (System.nanoTime() - begin) / 1e9, MachineInfo.current(), loadAtStart,
                 MachineInfo.loadAverage(), backends, results, errors);
+    }
+
+    /** Runs every scenario once, briefly, for the first strategy; keeps nothing but safety failures. */
+    private static void warmUp(Backend backend, List<String> strategies, BenchConfig config, Progress progress, List<String> errors) {
+        BenchConfig brief = config.forJitWarmup();
+        progress.note("  JIT warm-up: every scenario once, " + brief.timing().duration().toMillis() + " ms, unmeasured");
+        for (String id : config.scenarios()) {
+            try {
+                for (ScenarioResult r : scenario(id).run(backend, strategies.subList(0, 1), brief, progress)) {
+                    r.failures().forEach(f -> errors.add(backend.kind().cliName() + " " + r.strategy() + " " + id + " (JIT warm-up): " + f));
+                }
+            } catch (Exception e) {
+                errors.add(backend.kind().cliName() + " " + id + " (JIT warm-up): " + e);
+            }
+        }
     }
 
     /** The asked strategies this backend offers; all it offers if none were asked for or none of them apply. */

@@ -46,6 +46,10 @@ public final class LockBench implements Callable<Integer> {
             description = "warm-up before each measured window, checked but not measured (default: ${DEFAULT-VALUE})", defaultValue = "1s")
     Duration warmup;
 
+    @Option(names = "--jit-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "before measuring a backend, run every scenario once briefly, unmeasured (default: on; --no-jit-warmup skips it)")
+    boolean jitWarmup;
+
     @Option(names = {"-w", "--workers"}, description = "workers of the counter and keys scenarios (default: ${DEFAULT-VALUE})",
             defaultValue = "8")
     int workers;
@@ -215,7 +219,7 @@ public final class LockBench implements Callable<Integer> {
         }
         return new BenchConfig(specs, chosen, scenarios.stream().map(s -> s.strip().toLowerCase(Locale.ROOT)).toList(),
                 new Timing(warmup, duration), workers, handoffWorkers, clients, keys, duplicates, hold, nodes, processes,
-                killHolder, wait, lease, retries, report);
+                killHolder, wait, lease, retries, report, jitWarmup);
     }
 
     private static void positive(String option, int value) {

@@ -12,18 +12,18 @@ final class Configs {
     static BenchConfig quick(BackendKind kind, List<String> strategies, List<String> scenarios) {
         return new BenchConfig(List.of(BackendSpec.defaults(kind)), strategies, scenarios,
                 new Timing(Duration.ofMillis(200), Duration.ofMillis(400)), 4, 4, 8, 50, 0.3, Duration.ZERO, 0, 0, false,
-                Duration.ofSeconds(20), Duration.ofSeconds(10), 3, null);
+                Duration.ofSeconds(20), Duration.ofSeconds(10), 3, null, false);
     }
 
     static BenchConfig withHold(BenchConfig c, Duration hold) {
         return new BenchConfig(c.backends(), c.strategies(), c.scenarios(), c.timing(), c.workers(), c.handoffWorkers(),
                 c.clients(), c.keys(), c.duplicates(), hold, c.nodes(), c.processes(), c.killHolder(), c.waitTime(), c.lease(),
-                c.retries(), c.report());
+                c.retries(), c.report(), c.jitWarmup());
     }
 
     static BenchConfig inProcesses(BenchConfig c, int processes, boolean kill, Duration lease) {
         return new BenchConfig(c.backends(), c.strategies(), c.scenarios(), c.timing(), c.workers(), c.handoffWorkers(),
                 c.clients(), c.keys(), c.duplicates(), c.hold(), c.nodes(), processes, kill, c.waitTime(), lease, c.retries(),
-                c.report());
+                c.report(), c.jitWarmup());
     }
 }

@@ -17,7 +17,7 @@ class RedisSmokeTest {
         BackendSpec redis = BackendSpec.defaults(BackendKind.REDIS).at(System.getProperty("txlock.test.redis", "127.0.0.1:6379"));
         BenchConfig config = new BenchConfig(List.of(redis), quick.strategies(), quick.scenarios(), quick.timing(), quick.workers(),
                 quick.handoffWorkers(), quick.clients(), quick.keys(), quick.duplicates(), quick.hold(), quick.nodes(),
-                quick.processes(), quick.killHolder(), quick.waitTime(), quick.lease(), quick.retries(), quick.report());
+                quick.processes(), quick.killHolder(), quick.waitTime(), quick.lease(), quick.retries(), quick.report(), false);
 
         BenchReport report = BenchRun.run(config, "test", Progress.silent());
 
