@@ -15,13 +15,15 @@ import java.util.List;
  * @param backends each backend with its server and driver versions
  * @param results every scenario result
  * @param errors backends or scenarios that could not run at all
+ * @param warmupFailures safety failures found during the unmeasured JIT warm-up runs
  */
 public record BenchReport(String command, Instant started, double seconds, MachineInfo machine, String loadAtStart,
-        String loadAtEnd, List<BackendInfo> backends, List<ScenarioResult> results, List<String> errors) {
+        String loadAtEnd, List<BackendInfo> backends, List<ScenarioResult> results, List<String> errors,
+        List<String> warmupFailures) {
 
-    /** @return whether every run was safe and nothing failed to run */
+    /** @return whether every run, warm-up included, was safe and nothing failed to run */
     public boolean passed() {
-        return errors.isEmpty() && results.stream().allMatch(ScenarioResult::passed);
+        return errors.isEmpty() && warmupFailures.isEmpty() && results.stream().allMatch(ScenarioResult::passed);
     }
 
     /**

@@ -38,13 +38,14 @@ final class BenchRun {
         List<BenchReport.BackendInfo> backends = new ArrayList<>();
         List<ScenarioResult> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
+        List<String> warmupFailures = new ArrayList<>();
         for (BackendSpec spec : config.backends()) {
             try (Backend backend = Backends.open(spec, config.connections(), config.processes() > 0, config.lease())) {
                 backends.add(new BenchReport.BackendInfo(spec.kind().cliName(), backend.describe()));
                 progress.note(spec.kind().cliName() + ": " + backend.describe());
                 List<String> strategies = strategies(backend, config.strategies());
                 if (config.jitWarmup()) {
-                    warmUp(backend, strategies, config, progress, errors);
+                    warmUp(backend, strategies, config, progress, errors, warmupFailures);
                 }
                 for (String id : config.scenarios()) {
                     Scenario scenario = scenario(id);
@@ -63,17 +64,18 @@ final class BenchRun {
             }
         }
         return new BenchReport(command, started, (System.nanoTime() - begin) / 1e9, MachineInfo.current(), loadAtStart,
-                MachineInfo.loadAverage(), backends, results, errors);
+                MachineInfo.loadAverage(), backends, results, errors, warmupFailures);
     }
 
     /** Runs every scenario once, briefly, for the first strategy; keeps nothing but safety failures. */
-    private static void warmUp(Backend backend, List<String> strategies, BenchConfig config, Progress progress, List<String> errors) {
+    private static void warmUp(Backend backend, List<String> strategies, BenchConfig config, Progress progress, List<String> errors,
+            List<String> failures) {
         BenchConfig brief = config.forJitWarmup();
         progress.note("  JIT warm-up: every scenario once, " + brief.timing().duration().toMillis() + " ms, unmeasured");
         for (String id : config.scenarios()) {
             try {
                 for (ScenarioResult r : scenario(id).run(backend, strategies.subList(0, 1), brief, progress)) {
-                    r.failures().forEach(f -> errors.add(backend.kind().cliName() + " " + r.strategy() + " " + id + " (JIT warm-up): " + f));
+                    r.failures().forEach(f -> failures.add(backend.kind().cliName() + " " + r.strategy() + " " + id + " (JIT warm-up): " + f));
                 }
             } catch (Exception e) {
                 errors.add(backend.kind().cliName() + " " + id + " (JIT warm-up): " + e);

@@ -80,6 +80,9 @@ final class ConsoleTable {
         for (String e : report.errors()) {
             out.println("ERROR " + e);
         }
+        for (String f : report.warmupFailures()) {
+            out.println("FAILED " + f);
+        }
         java.util.Set<Measurement> noted = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (ScenarioResult r : report.results()) {
             for (Measurement m : r.measurements()) {

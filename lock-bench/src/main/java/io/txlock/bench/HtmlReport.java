@@ -78,6 +78,7 @@ final class HtmlReport {
                 .mapToLong(m -> m.verdict().sections()).sum();
         h.append(String.format(java.util.Locale.ROOT, "%,d", sections)).append(" critical sections of txlock and the raw floors checked");
         List<String> problems = new ArrayList<>(report.errors());
+        problems.addAll(report.warmupFailures());
         for (ScenarioResult r : report.results()) {
             r.failures().forEach(f -> problems.add(r.backend() + " " + r.strategy() + " " + r.scenario() + ": " + f));
         }
