@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
  * checker found every run safe, 1 if it did not, 2 for bad options, 3 if a backend could not be used.
  */
 @Command(name = "lock-bench", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 110,
+        versionProvider = LockBench.Version.class,
         description = {"A simulated cluster that proves txlock's locks with a checker and measures them against the raw"
                 + " floor of the same backend.", "Defaults need nothing installed: embedded H2, every strategy, every scenario."},
         footer = {"", "Exit status: 0 every run passed the checker; 1 the checker found a violation; 2 bad options;"
@@ -105,7 +106,7 @@ public final class LockBench implements Callable<Integer> {
     @Option(names = "--user", description = "database user of the one JDBC backend given")
     String user;
 
-    @Option(names = "--password", description = "database password of the one JDBC backend given", arity = "0..1", interactive = false)
+    @Option(names = "--password", description = "database password of the one JDBC backend given")
     String password;
 
     @Option(names = "--redis", paramLabel = "HOST:PORT", description = "Redis master (default: 127.0.0.1:6379)")
@@ -243,6 +244,15 @@ public final class LockBench implements Callable<Integer> {
             }
         }
         return shown;
+    }
+
+    /** The version from the jar's manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = LockBench.class.getPackage().getImplementationVersion();
+            return new String[] {"txlock lock-bench " + (version != null ? version : "(development build)")};
+        }
     }
 
     /** Reads "2s", "500ms", "1m", "250us" or an ISO-8601 duration such as "PT2S". */
