@@ -1,6 +1,7 @@
 package io.txlock.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.LockBackendException;
 import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcDialect;
 import java.sql.Connection;
@@ -134,12 +135,12 @@ final class JdbcRawLocks implements RawLocks {
         }
 
         @Override
-        public void close() throws SQLException {
-            try {
-                c.rollback();
-                c.setAutoCommit(true);
-            } finally {
-                c.close();
+        public void close() {
+            try (Connection closing = c) {
+                closing.rollback();
+                closing.setAutoCommit(true);
+            } catch (SQLException e) {
+                throw new LockBackendException("could not give back a raw lock session's connection: " + e.getMessage(), e);
             }
         }
     }
@@ -186,8 +187,12 @@ final class JdbcRawLocks implements RawLocks {
         }
 
         @Override
-        public void close() throws SQLException {
-            c.close();
+        public void close() {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                throw new LockBackendException("could not give back a raw lock session's connection: " + e.getMessage(), e);
+            }
         }
     }
 }

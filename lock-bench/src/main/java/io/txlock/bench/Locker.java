@@ -22,8 +22,9 @@ interface Locker extends AutoCloseable {
      */
     void unlock() throws Exception;
 
+    /** Frees what the locker holds (a raw session's connection); a failure is a {@link io.txlock.LockBackendException}. */
     @Override
-    default void close() throws Exception {
+    default void close() {
     }
 
     /**
@@ -69,7 +70,7 @@ interface Locker extends AutoCloseable {
             }
 
             @Override
-            public void close() throws Exception {
+            public void close() {
                 session.close();
             }
         };

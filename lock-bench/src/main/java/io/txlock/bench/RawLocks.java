@@ -52,7 +52,8 @@ public interface RawLocks extends AutoCloseable {
          */
         void unlock() throws Exception;
 
+        /** Gives the session's connection back; a failure is reported as {@link io.txlock.LockBackendException}. */
         @Override
-        void close() throws Exception;
+        void close();
     }
 }
