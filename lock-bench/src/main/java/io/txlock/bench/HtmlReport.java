@@ -112,7 +112,7 @@ final class HtmlReport {
             String verdict = Double.isNaN(q.value()) ? "n/a" : !q.applies() ? "info" : q.met() ? "met" : "MISSED";
             h.append("<tr><td>").append(escape(r.backend())).append("</td><td>").append(escape(r.strategy())).append("</td><td>")
                     .append(escape(r.scenario())).append("</td><td>").append(escape(q.what())).append("</td><td class=\"n\">")
-                    .append(Double.isNaN(q.value()) ? "n/a" : String.format(java.util.Locale.ROOT, "%.2fx", q.value()))
+                    .append(Double.isNaN(q.value()) ? "n/a" : escape(Ratio.format(q.value())))
                     .append("</td><td>").append(q.atLeast() ? "&ge; " : "&le; ").append(q.target()).append("x</td><td class=\"")
                     .append(q.applies() && !q.met() ? "bad" : "ok").append("\">").append(verdict).append("</td></tr>");
         }

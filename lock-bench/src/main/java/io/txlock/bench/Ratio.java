@@ -28,6 +28,14 @@ public record Ratio(String what, double value, double target, boolean atLeast, b
             return "n/a";
         }
         String verdict = !applies ? "info" : met() ? "met" : "MISSED";
-        return String.format(Locale.ROOT, "%.2fx (target %s %.1fx: %s)", value, atLeast ? ">=" : "<=", target, verdict);
+        return String.format(Locale.ROOT, "%s (target %s %.1fx: %s)", format(value), atLeast ? ">=" : "<=", target, verdict);
+    }
+
+    /**
+     * @param value a ratio
+     * @return e.g. "0.42x"; "infinite" when the yardstick did nothing in the measured window
+     */
+    public static String format(double value) {
+        return Double.isInfinite(value) ? "infinite (the yardstick finished nothing)" : String.format(Locale.ROOT, "%.2fx", value);
     }
 }

@@ -21,13 +21,15 @@ import org.apache.curator.test.TestingServer;
 /**
  * ZooKeeper through Curator and {@code txlock-lock-zookeeper}. Without an address, an embedded standalone
  * server (curator-test's {@code TestingServer}, a real ZooKeeper server in this JVM) on a random port, served to
- * worker JVMs too. Every node of a site has its own Curator client, that is its own ZooKeeper session, whose
- * timeout is the run's lease: how long a killed holder's lock outlives it. The bench's locks live under a fresh
- * base path, deleted when the backend closes; orders go to an embedded H2 database.
+ * worker JVMs too. The nodes of a site share up to {@value #MAX_SESSIONS} Curator clients round-robin (a server
+ * allows 60 connections per client host by default), each its own ZooKeeper session, whose timeout is the run's
+ * lease: how long a killed holder's lock outlives it. A worker JVM is one node with one session. The bench's
+ * locks live under a fresh base path, deleted when the backend closes; orders go to an embedded H2 database.
  */
 final class ZooKeeperBackend implements Backend {
 
     static final String STRATEGY = "EPHEMERAL_SEQUENTIAL";
+    static final int MAX_SESSIONS = 16;
 
     private final BackendSpec spec;
     private final TestingServer server;
@@ -44,6 +46,7 @@ final class ZooKeeperBackend implements Backend {
             Map<String, Object> properties = new HashMap<>();
             properties.put("maxSessionTimeout", "600000");
             properties.put("minSessionTimeout", "500");
+            properties.put("maxClientCnxns", "0");
             this.server = new TestingServer(new InstanceSpec(Files.createTempDirectory("txlock-bench-zk-").toFile(), -1, -1, -1, true,
                     -1, 250, -1, properties), true);
             this.connect = server.getConnectString();
@@ -99,21 +102,26 @@ final class ZooKeeperBackend implements Backend {
     @Override
     public Site openSite(String strategy, int nodes) {
         List<LockManager> managers = new ArrayList<>();
+        List<AutoCloseable> clients = new ArrayList<>();
         try {
             for (int i = 0; i < nodes; i++) {
-                ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(client()).basePath(basePath + "/locks")
-                        .closeClient(true).build();
+                if (i < MAX_SESSIONS) {
+                    clients.add(client());
+                }
+                CuratorFramework client = (CuratorFramework) clients.get(i % clients.size());
+                ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(client).basePath(basePath + "/locks").build();
                 managers.add(LockManager.builder(provider).transactions(orders.transactions()).ownerHost("node-" + i).build());
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (InterruptedException | RuntimeException e) {
             managers.forEach(LockManager::close);
-            throw new IllegalStateException("interrupted while connecting", e);
-        } catch (RuntimeException e) {
-            managers.forEach(LockManager::close);
-            throw e;
+            clients.forEach(c -> ((CuratorFramework) c).close());
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while connecting", e);
+            }
+            throw (RuntimeException) e;
         }
-        return new Site(managers, orders.transactions(), JdbcDialect.H2, List.of());
+        return new Site(managers, orders.transactions(), JdbcDialect.H2, clients);
     }
 
     @Override
