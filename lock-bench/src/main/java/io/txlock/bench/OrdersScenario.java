@@ -25,7 +25,8 @@ import org.HdrHistogram.Histogram;
  * the order table, then INSERT, in one transaction): under MariaDB's REPEATABLE READ that takes gap locks that
  * serialise and deadlock concurrent submissions; on PostgreSQL and H2 it locks nothing and lets duplicates in.
  * txlock's way takes a TRANSACTION-scoped lock on the order's key inside the order's own transaction, then reads
- * and inserts without locking reads.
+ * and inserts without locking reads. A failed submission (deadlock, lock wait timeout) is retried after a short
+ * random pause, up to {@code --retries} times.
  */
 final class OrdersScenario implements Scenario {
 
@@ -166,6 +167,7 @@ final class OrdersScenario implements Scenario {
                         if (kind == SqlFailure.OTHER && examples.size() < 5) {
                             examples.add(e.toString());
                         }
+                        backOff(random, attempt);
                     }
                 }
                 long done = System.nanoTime();
@@ -184,6 +186,12 @@ final class OrdersScenario implements Scenario {
                 latency.add(mine);
                 acquire.add(mineAcquire);
             }
+        }
+
+        /** Before a retry, as an application would: 1 to 5 ms, doubling per attempt, with jitter. */
+        private static void backOff(SplittableRandom random, int attempt) {
+            long ceiling = 5_000_000L << Math.min(attempt, 6);
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000 + random.nextLong(ceiling));
         }
 
         /** txlock's way: a TRANSACTION-scoped lock on the order's key, then a plain read and the insert. */
