@@ -9,7 +9,8 @@ import java.util.Set;
 /**
  * H2 2.x. Tokens come from {@code <table>_token_seq}; the new token is read back through
  * {@code FINAL TABLE}. The row lock is taken with {@code MERGE … KEY (name)}. Lock waits are bounded by the
- * session's {@code LOCK_TIMEOUT}, set for the call and restored after it.
+ * session's {@code LOCK_TIMEOUT}, set for the call and restored after it; H2 reads 0 as its default (about two
+ * seconds), so "do not wait" is 1 ms.
  */
 final class H2Statements extends Statements {
 
@@ -56,9 +57,8 @@ final class H2Statements extends Statements {
 
     @Override
     <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
-        long previous = queryLong(c, "SELECT CAST(SETTING_VALUE AS BIGINT) FROM INFORMATION_SCHEMA.SETTINGS"
-                + " WHERE SETTING_NAME = 'LOCK_TIMEOUT'").orElse(1000);
-        setLockTimeout(c, waitMillis(maxBlock));
+        long previous = queryLong(c, "SELECT LOCK_TIMEOUT()").orElseThrow();
+        setLockTimeout(c, Math.max(1, waitMillis(maxBlock)));
         try {
             return call.run();
         } catch (SQLException e) {
@@ -73,7 +73,7 @@ final class H2Statements extends Statements {
 
     private static void setLockTimeout(Connection c, long millis) throws SQLException {
         try (java.sql.Statement s = c.createStatement()) {
-            s.execute("SET LOCK_TIMEOUT " + Math.max(0, millis));
+            s.execute("SET LOCK_TIMEOUT " + millis);
         }
     }
 
