@@ -1,0 +1,247 @@
+package io.txlock.jpa;
+
+import io.txlock.LockException;
+import io.txlock.LockInfo;
+import io.txlock.Strategy;
+import io.txlock.entity.MethodLock;
+import io.txlock.jdbc.JdbcDialect;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.Grant;
+import io.txlock.spi.LockProvider;
+import io.txlock.spi.LockRequest;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * Locks as {@link MethodLock} entities, through plain JPA, with one of three {@link Strategy strategies}: the JDBC
+ * provider's algorithm and rows, for applications that hold an {@link EntityManager} rather than a connection.
+ *
+ * <pre>{@code
+ * // Jakarta EE: TRANSACTION scope joins the container's transaction through the injected EntityManager;
+ * // LEASE scope uses a RESOURCE_LOCAL persistence unit (a non-jta-data-source) of its own
+ * LockProvider provider = JpaLockProvider.builder(leaseUnit)       // EntityManagerFactory, RESOURCE_LOCAL
+ *         .entityManager(() -> entityManager)                      // @PersistenceContext EntityManager
+ *         .strategy(Strategy.SELECT_FOR_UPDATE)
+ *         .build();
+ * // Java SE with resource-local transactions: see JpaTransactions
+ * }</pre>
+ *
+ * <p>The persistence unit(s) must manage {@link MethodLock}, mapped to the lock table (DDL in the {@code txlock-sql}
+ * artifact). In {@link io.txlock.LockScope#TRANSACTION TRANSACTION} scope every statement runs through the caller's
+ * entity manager, inside the caller's transaction, so the lock and the business entities commit or roll back
+ * together; the row is freed just before commit. In LEASE scope the provider uses entity managers of its own.
+ *
+ * <p><b>Fencing tokens and {@code @Version}.</b> {@code MethodLock.version} is the fencing token. A grant takes
+ * the next token from the same sequence (MySQL/MariaDB: AUTO_INCREMENT table) as the JDBC provider, which no
+ * rollback takes back, and writes it with a JPQL bulk update guarded by the version it read or locked: that is
+ * JPA's optimistic version check, the compare-and-set of OPTIMISTIC_VERSION. JPA's own increment
+ * ({@code version + 1} on flush) is never used, because it could repeat a token after a rollback or collide with
+ * the sequence: the provider never flushes changes to a managed {@code MethodLock}; it only reads, locks,
+ * persists new rows and detaches them. Tokens therefore grow strictly per name, across both providers.
+ *
+ * <p><b>Clock and waits.</b> Leases are computed with the database clock, never the client's. A lock wait
+ * ({@code PESSIMISTIC_WRITE} with the standard lock-timeout hint) is bounded by the caller's wait through the
+ * session's lock timeout, as the JDBC provider does, because Hibernate 6.6 ignores positive timeout hints on
+ * PostgreSQL, H2 and MySQL and rounds them to whole seconds on MariaDB. A lock that is not granted in time is a
+ * {@code LockTimeoutException} to JPA, which leaves the caller's transaction usable; on PostgreSQL the attempt also
+ * runs in a savepoint so that the caller's transaction is not aborted.
+ */
+public final class JpaLockProvider implements LockProvider {
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
+
+    private final JpaAccess db;
+    private final Strategy strategy;
+    private final JpaStrategy steps;
+
+    private JpaLockProvider(Builder b) {
+        this.db = new JpaAccess(b.factory, b.callers, b.table, b.dialect);
+        this.strategy = b.strategy;
+        this.steps = switch (b.strategy) {
+            case SELECT_FOR_UPDATE -> new JpaSelectForUpdate(db);
+            case OPTIMISTIC_VERSION -> new JpaOptimisticVersion(db);
+            case UNIQUE_INSERT -> new JpaUniqueInsert(db);
+        };
+    }
+
+    /**
+     * @param factory a RESOURCE_LOCAL entity manager factory managing {@link MethodLock}: the provider's own entity
+     *     managers for LEASE-scoped locks and for reads that must not join the caller's transaction
+     * @return a builder
+     */
+    public static Builder builder(EntityManagerFactory factory) {
+        return new Builder(factory);
+    }
+
+    /**
+     * A provider whose TRANSACTION-scoped locks join {@code transactions}' entity manager. Give the same
+     * {@code transactions} to {@code LockManager.Builder.transactions}.
+     *
+     * @param transactions resource-local transactions
+     * @return a builder
+     */
+    public static Builder builder(JpaTransactions transactions) {
+        return new Builder(transactions.factory()).entityManager(transactions::currentEntityManager);
+    }
+
+    /** @return the strategy */
+    public Strategy strategy() {
+        return strategy;
+    }
+
+    /** @return the lock table */
+    public String table() {
+        return db.table();
+    }
+
+    @Override
+    public String describe() {
+        JdbcDialect dialect = db.dialect();
+        return "jpa " + (dialect == null ? "" : dialect.name().toLowerCase(Locale.ROOT) + " ") + strategy + " on " + db.table();
+    }
+
+    /** @return true: row locks block waiters in the database, bounded by their wait */
+    @Override
+    public boolean blocksWhileWaiting() {
+        return true;
+    }
+
+    /** @return true: in TRANSACTION scope the lock's statements run through the caller's entity manager */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return true;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        String what = "acquire '" + request.name() + "'" + (request.transactional() ? " in the caller's transaction" : "");
+        return call(what, () -> request.transactional() ? steps.acquireInCallerTransaction(request) : steps.acquireLease(request));
+    }
+
+    @Override
+    public void renew(Grant grant, Duration lease) {
+        JpaGrant g = mine(grant);
+        call("renew '" + g.name() + "'", () -> {
+            steps.renew(g, lease);
+            return null;
+        });
+    }
+
+    @Override
+    public void release(Grant grant) {
+        JpaGrant g = mine(grant);
+        call("release '" + g.name() + "'", () -> {
+            steps.release(g);
+            return null;
+        });
+    }
+
+    @Override
+    public void beforeCompletion(Grant grant) {
+        JpaGrant g = mine(grant);
+        call("free '" + g.name() + "' before commit", () -> {
+            steps.beforeCompletion(g);
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return call("inspect '" + name + "'", () -> steps.inspect(name));
+    }
+
+    private <T> T call(String what, Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (LockException | IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw db.failure(what, e);
+        }
+    }
+
+    private static JpaGrant mine(Grant grant) {
+        if (grant instanceof JpaGrant g) {
+            return g;
+        }
+        throw new IllegalArgumentException("not a grant of a JpaLockProvider: " + grant);
+    }
+
+    /** Configures a {@link JpaLockProvider}. */
+    public static final class Builder {
+        private final EntityManagerFactory factory;
+        private Supplier<EntityManager> callers;
+        private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
+        private String table = "method_lock";
+        private JdbcDialect dialect;
+
+        private Builder(EntityManagerFactory factory) {
+            if (factory == null) {
+                throw new IllegalArgumentException("factory must not be null: pass a RESOURCE_LOCAL EntityManagerFactory"
+                        + " whose persistence unit manages io.txlock.entity.MethodLock");
+            }
+            this.factory = factory;
+        }
+
+        /**
+         * @param callers gives the calling thread's entity manager, joined to its transaction, for
+         *     TRANSACTION-scoped locks: {@code () -> entityManager} for a container-managed (injected) one
+         * @return this builder
+         */
+        public Builder entityManager(Supplier<EntityManager> callers) {
+            if (callers == null) {
+                throw new IllegalArgumentException("callers must not be null");
+            }
+            this.callers = callers;
+            return this;
+        }
+
+        /**
+         * @param strategy how to lock; {@link Strategy#SELECT_FOR_UPDATE} by default
+         * @return this builder
+         */
+        public Builder strategy(Strategy strategy) {
+            if (strategy == null) {
+                throw new IllegalArgumentException("strategy must be one of " + java.util.Arrays.toString(Strategy.values()));
+            }
+            this.strategy = strategy;
+            return this;
+        }
+
+        /**
+         * @param table the table {@link MethodLock} is mapped to (its {@code @Table}, or an {@code orm.xml}
+         *     override), a plain identifier; {@code method_lock} by default
+         * @return this builder
+         */
+        public Builder table(String table) {
+            if (table == null || !IDENTIFIER.matcher(table).matches()) {
+                throw new IllegalArgumentException("table must be a plain SQL identifier (a letter or _, then letters, digits"
+                        + " or _, at most 48 characters), the table MethodLock is mapped to; was '" + table + "'");
+            }
+            this.table = table;
+            return this;
+        }
+
+        /**
+         * @param dialect the database; detected with a query on first use by default
+         * @return this builder
+         */
+        public Builder dialect(JdbcDialect dialect) {
+            if (dialect == null) {
+                throw new IllegalArgumentException("dialect must not be null; leave it unset to detect it");
+            }
+            this.dialect = dialect;
+            return this;
+        }
+
+        /** @return the provider; it reaches the database only when first used */
+        public JpaLockProvider build() {
+            return new JpaLockProvider(this);
+        }
+    }
+}
