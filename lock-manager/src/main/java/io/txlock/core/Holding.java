@@ -17,6 +17,8 @@ final class Holding {
     final Caller caller;
     final Grant grant;
     final boolean renews;
+    /** When the grant was made, on this JVM's clock. */
+    final Instant since;
     /** Guarded by state.mutex. */
     int holds = 1;
     private Status status = Status.HELD;
@@ -33,9 +35,18 @@ final class Holding {
         this.grant = grant;
         this.renews = caller.scope() == LockScope.TRANSACTION || autoRenew;
         this.lease = lease;
-        if (grant.leased()) {
+        this.since = wallStart;
+        if (limited()) {
             leaseFrom(startNanos, wallStart, lease);
         }
+    }
+
+    /**
+     * @return whether the lease bounds this holding: the backend expires the grant unless renewed, or the owner
+     *     turned renewal off, which makes the lease a hard limit even for a grant that lives with its session
+     */
+    boolean limited() {
+        return grant.leased() || !renews;
     }
 
     LockScope scope() {
@@ -57,7 +68,7 @@ final class Holding {
     }
 
     Instant expiresAt() {
-        return grant.leased() ? expiresAt : null;
+        return limited() ? expiresAt : null;
     }
 
     synchronized Status status() {
