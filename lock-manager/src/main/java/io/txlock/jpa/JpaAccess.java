@@ -273,12 +273,16 @@ final class JpaAccess {
      * @param callerTx whether {@code em} is the caller's: there only a timeout counts as "held", since any other
      *     error may have marked the caller's transaction rollback-only
      * @return the result, or null if a lock wait ran out; on PostgreSQL the transaction (or savepoint) must then
-     *     be rolled back before it is used again
+     *     be rolled back before it is used again, and in the caller's transaction it must be rolled back to a
+     *     savepoint after any error, which undoes the setting too
      */
     <T> T bounded(EntityManager em, Duration maxBlock, boolean callerTx, Supplier<T> work) {
         LockTableSql.SessionWait wait = sql().sessionWait(waitBound(maxBlock));
         String previous = String.valueOf(single(em, wait.query()));
         apply(em, wait, wait.value());
+        // a setting that ends with the transaction needs no restoring in a transaction of our own, which may
+        // even be aborted by now (PostgreSQL, after a duplicate key the work expected)
+        boolean restore = !wait.endsWithTransaction() || callerTx;
         T result;
         try {
             result = work.get();
@@ -295,7 +299,9 @@ final class JpaAccess {
             }
             throw e;
         }
-        apply(em, wait, previous);
+        if (restore) {
+            apply(em, wait, previous);
+        }
         return result;
     }
 

@@ -46,6 +46,10 @@ abstract class JpaRowLease extends JpaStrategy {
         });
     }
 
+    /**
+     * Wins the row with a provisional token (drawn before it won, so possibly smaller than that of a holder that
+     * won and released in between), then, holding its row lock, gives it a token drawn now.
+     */
     private Attempt attempt(EntityManager em, LockRequest r) {
         JpaAccess.RowState row = db.readState(em, r.name());
         if (row != null && row.live()) {
@@ -53,8 +57,17 @@ abstract class JpaRowLease extends JpaStrategy {
         }
         JpaAccess.Clock clock = db.tokenAndNow(em);
         if (row != null) {
-            return grant(em, r, row.version(), clock, true) ? granted(r, clock.token(), null) : Attempt.held();
+            if (!grant(em, r, row.version(), clock, true)) {
+                return Attempt.held();
+            }
+        } else if (!insertHeld(em, r, clock)) {
+            return Attempt.heldFor(Duration.ZERO);
         }
+        return retoken(em, r, clock.token());
+    }
+
+    /** @return false if another holder's row is there (a duplicate key) */
+    private boolean insertHeld(EntityManager em, LockRequest r, JpaAccess.Clock clock) {
         MethodLock held = new MethodLock(r.name(), clock.token(), clock.now());
         held.setState(LockState.HELD);
         held.setOwnerHost(r.owner().host());
@@ -67,11 +80,12 @@ abstract class JpaRowLease extends JpaStrategy {
             em.flush();
         } catch (PersistenceException e) {
             if (db.sql().duplicateKey(e)) {
-                return Attempt.heldFor(Duration.ZERO);
+                return false;
             }
             throw e;
         }
-        return granted(r, clock.token(), null);
+        em.detach(held);
+        return true;
     }
 
     @Override

@@ -82,9 +82,12 @@ final class JpaSelectForUpdate extends JpaStrategy {
     void renew(JpaGrant g, Duration lease) {
         EntityManager em = g.holder();
         synchronized (em) {
+            if (!em.isOpen()) {
+                throw new LockNotHeldException("lock " + g + " was released: its row lock ended with its transaction");
+            }
             try {
                 JpaAccess.nativeQuery(em, "SELECT 1")
-                        .setHint(JpaAccess.QUERY_TIMEOUT, Math.max(1_000, Math.min(30_000, lease.toMillis() / 3)))
+                        .setHint(JpaAccess.QUERY_TIMEOUT, (int) Math.max(1_000, Math.min(30_000, lease.toMillis() / 3)))
                         .getResultList();
             } catch (RuntimeException e) {
                 throw new LockNotHeldException("lock " + g + " is gone: the connection holding its row lock failed ("
@@ -97,6 +100,9 @@ final class JpaSelectForUpdate extends JpaStrategy {
     void release(JpaGrant g) {
         EntityManager em = g.holder();
         synchronized (em) {
+            if (!em.isOpen()) {
+                throw new LockNotHeldException("lock " + g + " was already released");
+            }
             try {
                 JpaAccess.endTransaction(em);
             } catch (RuntimeException e) {

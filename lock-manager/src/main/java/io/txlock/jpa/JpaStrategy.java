@@ -33,6 +33,8 @@ abstract class JpaStrategy {
             + " WHERE m.name = :name AND m.version = :expected";
     /** {@link #GRANT}, if the row is free or its lease ran out: the optimistic compare-and-set. */
     static final String GRANT_IF_FREE = GRANT + " AND (m.state = :free OR m.expiresAt < :now)";
+    /** Gives a row this transaction won a token drawn while holding it. */
+    static final String RETOKEN = "UPDATE MethodLock m SET m.version = :token WHERE m.name = :name AND m.version = :current";
     /** How long a free row created for a lock stays out of the reaper's reach: longer than it takes to lock it. */
     static final Duration FREE_ROW_GRACE = Duration.ofMinutes(1);
 
@@ -142,6 +144,17 @@ abstract class JpaStrategy {
             q.setParameter("free", LockState.FREE);
         }
         return q.executeUpdate() == 1;
+    }
+
+    /**
+     * Gives the row this transaction just won, at version {@code provisional}, a token drawn now that it holds the
+     * row's lock: greater than the token of every earlier holder, who drew theirs while holding, before releasing.
+     */
+    Attempt retoken(EntityManager em, LockRequest r, long provisional) {
+        long token = db.tokenAndNow(em).token();
+        int rows = em.createQuery(RETOKEN).setFlushMode(FlushModeType.COMMIT).setParameter("token", token)
+                .setParameter("name", r.name()).setParameter("current", provisional).executeUpdate();
+        return rows == 1 ? granted(r, token, null) : Attempt.held();
     }
 
     /**
