@@ -99,6 +99,19 @@ public final class LockTableSql {
         return st.reapDelete;
     }
 
+    /** @return a query for the newest used token row (MySQL/MariaDB's token table), or empty where tokens come from a sequence */
+    public Optional<String> newestToken() {
+        return Optional.ofNullable(st.newestToken());
+    }
+
+    /**
+     * @param batch the most rows to delete
+     * @return a delete of used token rows below {@code ?}, the newest; only where {@link #newestToken()} is present
+     */
+    public String purgeTokensBelow(int batch) {
+        return st.purgeTokensBelow(batch);
+    }
+
     /**
      * @param maxBlock the longest wait
      * @return how to bound every lock wait of a session (connection or transaction) to {@code maxBlock}

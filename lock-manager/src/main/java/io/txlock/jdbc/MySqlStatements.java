@@ -142,13 +142,23 @@ class MySqlStatements extends Statements {
         }
     }
 
+    @Override
+    String newestToken() {
+        return "SELECT MAX(id) FROM " + table + "_token";
+    }
+
+    @Override
+    String purgeTokensBelow(int batch) {
+        return "DELETE FROM " + table + "_token WHERE id < ? LIMIT " + batch;
+    }
+
     /** Deletes token rows below the newest; InnoDB keeps the AUTO_INCREMENT counter anyway. */
     int purgeTokens(Connection c, int batch) throws SQLException {
-        OptionalLong newest = queryLong(c, "SELECT MAX(id) FROM " + table + "_token");
+        OptionalLong newest = queryLong(c, newestToken());
         if (newest.isEmpty() || newest.getAsLong() == 0) {
             return 0;
         }
-        return update(c, "DELETE FROM " + table + "_token WHERE id < ? LIMIT " + batch, newest.getAsLong());
+        return update(c, purgeTokensBelow(batch), newest.getAsLong());
     }
 
     @Override

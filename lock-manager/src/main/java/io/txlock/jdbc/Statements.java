@@ -102,6 +102,16 @@ abstract class Statements {
         return null;
     }
 
+    /** @return a query for the newest used token row (MySQL's token table), or null where tokens need no purging */
+    String newestToken() {
+        return null;
+    }
+
+    /** @return a delete of up to {@code batch} token rows below {@code ?} (MySQL's token table) */
+    String purgeTokensBelow(int batch) {
+        throw new UnsupportedOperationException("tokens come from a sequence");
+    }
+
     /**
      * @param maxBlock the longest wait
      * @return how to bound every lock wait of the session, rather than of one statement

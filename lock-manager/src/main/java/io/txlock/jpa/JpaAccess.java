@@ -238,6 +238,27 @@ final class JpaAccess {
         return rows.stream().map(MethodLock.class::cast).findFirst();
     }
 
+    // ---- reaping
+
+    /** Deletes up to {@code batch} rows whose lease ran out, skipping rows locked right now, in one transaction. */
+    int reap(int batch) {
+        return inOwnTransaction(em -> {
+            int deleted = 0;
+            for (Object name : nativeQuery(em, sql().reapCandidates(), batch).getResultList()) {
+                deleted += update(em, sql().reapDelete(), String.valueOf(name));
+            }
+            return deleted;
+        });
+    }
+
+    /** Deletes up to {@code batch} used token rows where tokens come from a table (MySQL/MariaDB). */
+    void purgeTokens(int batch) {
+        sql().newestToken().ifPresent(newest -> inOwnTransaction(em -> {
+            Object id = single(em, newest);
+            return id == null ? 0 : update(em, sql().purgeTokensBelow(batch), ((Number) id).longValue());
+        }));
+    }
+
     // ---- waiting
 
     /**

@@ -14,8 +14,14 @@ import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Locks as {@link MethodLock} entities, through plain JPA, with one of three {@link Strategy strategies}: the JDBC
@@ -50,14 +56,21 @@ import java.util.regex.Pattern;
  * PostgreSQL, H2 and MySQL and rounds them to whole seconds on MariaDB. A lock that is not granted in time is a
  * {@code LockTimeoutException} to JPA, which leaves the caller's transaction usable; on PostgreSQL the attempt also
  * runs in a savepoint so that the caller's transaction is not aborted.
+ *
+ * <p>A reaper thread deletes rows whose lease ran out, with the JDBC provider's statements, in small batches that
+ * skip locked rows, so it is safe on every node at once; {@link Builder#reaperPeriod} turns it off.
  */
 public final class JpaLockProvider implements LockProvider {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
 
+    private static final Logger log = LoggerFactory.getLogger(JpaLockProvider.class);
+
     private final JpaAccess db;
     private final Strategy strategy;
     private final JpaStrategy steps;
+    private final int reaperBatch;
+    private final ScheduledExecutorService reaper;
 
     private JpaLockProvider(Builder b) {
         this.db = new JpaAccess(b.factory, b.callers, b.table, b.dialect);
@@ -67,6 +80,19 @@ public final class JpaLockProvider implements LockProvider {
             case OPTIMISTIC_VERSION -> new JpaOptimisticVersion(db);
             case UNIQUE_INSERT -> new JpaUniqueInsert(db);
         };
+        this.reaperBatch = b.reaperBatch;
+        if (b.reaperPeriod.isZero()) {
+            this.reaper = null;
+        } else {
+            this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "txlock-jpa-reaper-" + b.table);
+                t.setDaemon(true);
+                return t;
+            });
+            long period = b.reaperPeriod.toMillis();
+            reaper.scheduleWithFixedDelay(this::reapQuietly, ThreadLocalRandom.current().nextLong(period) + 1, period,
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
     /**
@@ -155,6 +181,48 @@ public final class JpaLockProvider implements LockProvider {
         return call("inspect '" + name + "'", () -> steps.inspect(name));
     }
 
+    /**
+     * Deletes every row whose lease ran out (dead holders, and rows of released locks), in batches that skip rows
+     * locked right now, with the JDBC provider's statements. The reaper thread calls it periodically; safe to call
+     * on every node at once, and next to JDBC providers' reapers.
+     *
+     * @return the number of rows deleted
+     */
+    public int reapExpired() {
+        int total = 0;
+        while (true) {
+            int deleted = call("reap expired locks", () -> db.reap(reaperBatch));
+            total += deleted;
+            if (deleted < reaperBatch) {
+                break;
+            }
+        }
+        call("purge used tokens", () -> {
+            db.purgeTokens(reaperBatch * 10);
+            return null;
+        });
+        return total;
+    }
+
+    private void reapQuietly() {
+        try {
+            int n = reapExpired();
+            if (n > 0) {
+                log.debug("reaped {} expired rows of {}", n, db.table());
+            }
+        } catch (RuntimeException e) {
+            log.warn("reaping {} failed, will retry: {}", db.table(), e.toString());
+        }
+    }
+
+    /** Stops the reaper. The entity manager factories stay open: they are the application's. */
+    @Override
+    public void close() {
+        if (reaper != null) {
+            reaper.shutdownNow();
+        }
+    }
+
     private <T> T call(String what, Supplier<T> work) {
         try {
             return work.get();
@@ -179,6 +247,8 @@ public final class JpaLockProvider implements LockProvider {
         private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
         private String table = "method_lock";
         private JdbcDialect dialect;
+        private Duration reaperPeriod = Duration.ofMinutes(1);
+        private int reaperBatch = 500;
 
         private Builder(EntityManagerFactory factory) {
             if (factory == null) {
@@ -236,6 +306,31 @@ public final class JpaLockProvider implements LockProvider {
                 throw new IllegalArgumentException("dialect must not be null; leave it unset to detect it");
             }
             this.dialect = dialect;
+            return this;
+        }
+
+        /**
+         * @param period how often the reaper deletes expired rows; {@link Duration#ZERO} turns it off (for example
+         *     when a JDBC provider on the same table reaps already)
+         * @return this builder
+         */
+        public Builder reaperPeriod(Duration period) {
+            if (period == null || period.isNegative()) {
+                throw new IllegalArgumentException("reaperPeriod must be zero (off) or positive, was " + period);
+            }
+            this.reaperPeriod = period;
+            return this;
+        }
+
+        /**
+         * @param batch rows the reaper deletes per transaction; 500 by default
+         * @return this builder
+         */
+        public Builder reaperBatchSize(int batch) {
+            if (batch < 1 || batch > 100_000) {
+                throw new IllegalArgumentException("reaperBatchSize must be between 1 and 100000, was " + batch);
+            }
+            this.reaperBatch = batch;
             return this;
         }
 

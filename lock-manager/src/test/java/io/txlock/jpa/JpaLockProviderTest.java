@@ -62,7 +62,7 @@ class JpaLockProviderTest {
     }
 
     private static JpaLockProvider provider(JpaDatabase db, Strategy strategy) {
-        return JpaLockProvider.builder(db.factory()).strategy(strategy).build();
+        return JpaLockProvider.builder(db.factory()).strategy(strategy).reaperPeriod(Duration.ZERO).build();
     }
 
     private static LockRequest request(String name, String owner, Duration lease, Duration maxBlock) {
@@ -175,6 +175,25 @@ class JpaLockProviderTest {
         provider.release(a.grant());
     }
 
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("leasedCombinations")
+    void theReaperDeletesExpiredRowsInBatchesAndSparesLiveOnes(JpaDatabase db, Strategy strategy) throws SQLException {
+        try (JpaLockProvider provider = JpaLockProvider.builder(db.factory()).strategy(strategy)
+                .reaperPeriod(Duration.ZERO).reaperBatchSize(7).build()) {
+            String prefix = "reap-" + strategy + "-";
+            for (int i = 0; i < 25; i++) {
+                assertThat(provider.tryAcquire(request(prefix + "dead-" + i, "dead", Duration.ofMillis(1), Duration.ZERO))
+                        .isGranted()).isTrue();
+            }
+            Attempt live = provider.tryAcquire(request(prefix + "live", "alive", Duration.ofMinutes(5), Duration.ZERO));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> provider.inspect(prefix + "dead-24").isEmpty());
+            assertThat(provider.reapExpired()).isGreaterThanOrEqualTo(25);
+            assertThat(rows(db, prefix + "%")).isEqualTo(1);
+            assertThat(provider.inspect(prefix + "live")).isPresent();
+            provider.release(live.grant());
+        }
+    }
+
     @Test
     void tableNamesAreValidatedIdentifiers() {
         JpaDatabase db = databases.get(0);
@@ -182,6 +201,17 @@ class JpaLockProviderTest {
             assertThatThrownBy(() -> JpaLockProvider.builder(db.factory()).table(bad))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("plain SQL identifier");
+        }
+    }
+
+    private static long rows(JpaDatabase db, String namePattern) throws SQLException {
+        try (Connection c = db.db().dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM method_lock WHERE name LIKE ?")) {
+            ps.setString(1, namePattern);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
         }
     }
 
