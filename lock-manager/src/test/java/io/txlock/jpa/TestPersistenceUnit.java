@@ -17,7 +17,7 @@ import org.hibernate.jpa.HibernatePersistenceProvider;
 
 /**
  * Bootstraps Hibernate as a Jakarta EE container does ({@code createContainerEntityManagerFactory}), without a
- * {@code persistence.xml}: a resource-local persistence unit over a test datasource with the given entities.
+ * {@code persistence.xml}: a resource-local (or JTA) persistence unit over a test datasource with the given entities.
  */
 public final class TestPersistenceUnit {
 
@@ -41,7 +41,22 @@ public final class TestPersistenceUnit {
         all.put("hibernate.boot.allow_jdbc_metadata_access", "true");
         all.putAll(properties);
         return new HibernatePersistenceProvider().createContainerEntityManagerFactory(
-                new Info(dataSource, List.of(entities).stream().map(Class::getName).toList()), all);
+                new Info(dataSource, false, List.of(entities).stream().map(Class::getName).toList()), all);
+    }
+
+    /**
+     * A JTA persistence unit, as a Jakarta EE container bootstraps it, for Narayana standalone.
+     *
+     * @param jtaDataSource a datasource whose connections enlist in the JTA transaction
+     * @param entities the managed classes
+     * @return a new factory; close it
+     */
+    public static EntityManagerFactory jta(DataSource jtaDataSource, Class<?>... entities) {
+        Map<String, Object> all = new HashMap<>();
+        all.put("hibernate.hbm2ddl.auto", "none");
+        all.put("hibernate.transaction.jta.platform", "org.hibernate.engine.transaction.jta.platform.internal.JBossStandAloneJtaPlatform");
+        return new HibernatePersistenceProvider().createContainerEntityManagerFactory(
+                new Info(jtaDataSource, true, List.of(entities).stream().map(Class::getName).toList()), all);
     }
 
     /**
@@ -52,7 +67,7 @@ public final class TestPersistenceUnit {
         return create(dataSource, Map.of(), MethodLock.class);
     }
 
-    private record Info(DataSource dataSource, List<String> classes) implements PersistenceUnitInfo {
+    private record Info(DataSource dataSource, boolean jta, List<String> classes) implements PersistenceUnitInfo {
         @Override
         public String getPersistenceUnitName() {
             return "txlock-test";
@@ -65,17 +80,17 @@ public final class TestPersistenceUnit {
 
         @Override
         public PersistenceUnitTransactionType getTransactionType() {
-            return PersistenceUnitTransactionType.RESOURCE_LOCAL;
+            return jta ? PersistenceUnitTransactionType.JTA : PersistenceUnitTransactionType.RESOURCE_LOCAL;
         }
 
         @Override
         public DataSource getJtaDataSource() {
-            return null;
+            return jta ? dataSource : null;
         }
 
         @Override
         public DataSource getNonJtaDataSource() {
-            return dataSource;
+            return jta ? null : dataSource;
         }
 
         @Override
