@@ -374,6 +374,17 @@ final class JpaAccess {
     // ---- errors
 
     LockBackendException failure(String what, RuntimeException e) {
+        return failure(what, e, false);
+    }
+
+    /** @param callerTx whether it happened in the caller's transaction, which a deadlock may have doomed */
+    LockBackendException failure(String what, RuntimeException e, boolean callerTx) {
+        LockTableSql s = sql;
+        if (callerTx && s != null && (s.abortsTransaction(e) || s.lockUnavailable(e))) {
+            return new LockBackendException("could not " + what + " on table " + table + ": the database chose the caller's"
+                    + " transaction as a deadlock victim, or the JPA provider marked it rollback-only; retry the whole"
+                    + " transaction (" + e.getMessage() + ")", e);
+        }
         JdbcDialect d = dialect();
         return new LockBackendException("could not " + what + " on table " + table + " ("
                 + (d == null ? "database not yet reached" : d.name().toLowerCase(Locale.ROOT)) + "): " + e.getMessage(), e);

@@ -145,8 +145,16 @@ public final class JpaLockProvider implements LockProvider {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        String what = "acquire '" + request.name() + "'" + (request.transactional() ? " in the caller's transaction" : "");
-        return call(what, () -> request.transactional() ? steps.acquireInCallerTransaction(request) : steps.acquireLease(request));
+        if (!request.transactional()) {
+            return call("acquire '" + request.name() + "'", () -> steps.acquireLease(request));
+        }
+        try {
+            return steps.acquireInCallerTransaction(request);
+        } catch (LockException | IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw db.failure("acquire '" + request.name() + "' in the caller's transaction", e, true);
+        }
     }
 
     @Override

@@ -20,10 +20,12 @@ import java.util.Optional;
  * a grant's row says it lasts, and how the row is freed.
  *
  * <p>A grant never takes its token from JPA's {@code @Version} increment: it reads the next token from the same
- * sequence (MySQL: AUTO_INCREMENT table) as the JDBC provider, after the row lock or the version check that makes
- * it the next holder, and writes it with {@link #GRANT}, a JPQL bulk update that sets {@code version} explicitly and
- * is guarded by the version it read. The managed {@link MethodLock} instances are never flushed with changes (which
- * would make JPA write {@code version + 1}); they are only read, locked, persisted new, and detached.
+ * sequence (MySQL: AUTO_INCREMENT table) as the JDBC provider while it holds the row (after its row lock, or after
+ * the compare-and-set or insert that won it, then {@link #RETOKEN}), so it is greater than the token of every
+ * earlier holder, who drew theirs while holding, before releasing. Tokens are written with JPQL bulk updates that
+ * set {@code version} explicitly, guarded by the version read or locked. The managed {@link MethodLock} instances
+ * are never flushed with changes (which would make JPA write {@code version + 1}); they are only read, locked,
+ * persisted new, and detached.
  */
 abstract class JpaStrategy {
 
