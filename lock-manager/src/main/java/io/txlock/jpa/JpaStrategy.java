@@ -118,7 +118,8 @@ abstract class JpaStrategy {
             JpaAccess.Clock clock = db.tokenAndNow(em);
             if (respectsHolders() && row.getState() == LockState.HELD
                     && (row.getExpiresAt() == null || !row.getExpiresAt().isBefore(clock.now()))) {
-                return row.getExpiresAt() == null ? Attempt.held() : Attempt.heldFor(Duration.between(clock.now(), row.getExpiresAt()));
+                return row.getExpiresAt() == null ? Attempt.held()
+                        : Attempt.heldFor(Duration.between(clock.now(), row.getExpiresAt()));
             }
             return grant(em, r, row.getVersion(), clock, false) ? granted(r, clock.token(), null) : Attempt.held();
         } finally {

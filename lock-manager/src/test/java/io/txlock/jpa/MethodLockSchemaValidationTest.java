@@ -132,7 +132,8 @@ class MethodLockSchemaValidationTest {
                         meta.storesUpperCaseIdentifiers() ? column.toUpperCase(Locale.ROOT) : column)) {
                     assertThat(rs.next()).as("column %s exists", column).isTrue();
                     // MariaDB's driver reports no DECIMAL_DIGITS for DATETIME; its size is 19 + 1 + fractional digits
-                    int fraction = db.kind() == TestDatabase.Kind.MARIADB ? Math.max(0, rs.getInt("COLUMN_SIZE") - 20) : rs.getInt("DECIMAL_DIGITS");
+                    int fraction = db.kind() == TestDatabase.Kind.MARIADB
+                            ? Math.max(0, rs.getInt("COLUMN_SIZE") - 20) : rs.getInt("DECIMAL_DIGITS");
                     assertThat(rs.getString("TYPE_NAME") + "/" + fraction)
                             .as("type/fractional digits of %s on %s", column, db.kind())
                             .isEqualTo(expected + "/6");
