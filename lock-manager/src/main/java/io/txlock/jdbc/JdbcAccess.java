@@ -40,7 +40,7 @@ final class JdbcAccess {
                 if (s == null) {
                     JdbcDialect dialect = configuredDialect;
                     if (dialect == null) {
-                        dialect = autoCommitted(c -> JdbcDialect.detect(c.getMetaData()), "detect the database");
+                        dialect = detectDialect();
                     }
                     s = statementsFor(dialect, table);
                     this.dialect = dialect;
@@ -49,6 +49,15 @@ final class JdbcAccess {
             }
         }
         return s;
+    }
+
+    /** Reads the connection's metadata only: no statement, no commit, so it is safe inside any transaction. */
+    private JdbcDialect detectDialect() {
+        try (Connection c = lease.getConnection()) {
+            return JdbcDialect.detect(c.getMetaData());
+        } catch (SQLException e) {
+            throw failure("detect the database", e, false);
+        }
     }
 
     static Statements statementsFor(JdbcDialect dialect, String table) {

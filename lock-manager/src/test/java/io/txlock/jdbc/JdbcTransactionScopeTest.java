@@ -154,6 +154,22 @@ class JdbcTransactionScopeTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aProviderFirstUsedInsideATransactionDetectsItsDatabaseWithoutCommitting(TestDatabase db, Strategy strategy)
+            throws Exception {
+        JdbcTransactions tx = JdbcTransactions.over(db.dataSource());
+        try (LockManager locks = LockManager.builder(JdbcLockProvider.builder(tx.dataSource()).strategy(strategy)
+                .reaperPeriod(Duration.ZERO).build()).transactions(tx).build()) {
+            String order = "detect-" + strategy;
+            tx.inTransaction(c -> {
+                insertOrder(c, order, locks.acquire("order:" + order).fencingToken());
+                return null;
+            });
+            assertThat(orderToken(db, order)).isPresent();
+        }
+    }
+
     private static void insertOrder(Connection c, String orderNo, long token) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (order_no, lock_token) VALUES (?, ?)")) {
             ps.setString(1, orderNo);
