@@ -126,6 +126,27 @@ final class JdbcAccess {
         }
     }
 
+    /**
+     * Deletes every row whose lease or retention ran out, in transactions of {@code batch} rows that skip rows
+     * locked right now, then purges used MySQL tokens.
+     *
+     * @return the number of rows deleted
+     */
+    int reapExpired(int batch) {
+        int total = 0;
+        while (true) {
+            int deleted = inOwnTransaction(c -> statements().reap(c, batch), "reap expired rows");
+            total += deleted;
+            if (deleted < batch) {
+                break;
+            }
+        }
+        if (statements() instanceof MySqlStatements mysql) {
+            autoCommitted(c -> mysql.purgeTokens(c, batch * 10), "purge used tokens");
+        }
+        return total;
+    }
+
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
     Connection openTransaction() throws SQLException {
         Connection c = lease.getConnection();

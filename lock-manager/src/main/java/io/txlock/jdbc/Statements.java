@@ -37,6 +37,7 @@ abstract class Statements {
     final String lockProbe;
     final String reapCandidates;
     final String reapDelete;
+    final String claim;
 
     /** Where a waiting statement gets its lock-wait bound; see {@link #render}. */
     static final String WAIT = "{wait}";
@@ -70,6 +71,8 @@ abstract class Statements {
         this.reapCandidates = "SELECT name FROM " + table + " WHERE expires_at < " + now()
                 + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
         this.reapDelete = "DELETE FROM " + table + " WHERE name = ? AND expires_at < " + now();
+        this.claim = insertClaim("INSERT INTO " + table + columns + " VALUES (0, ?, 'HELD', ?, ?, 1, " + now() + ", "
+                + nowPlusMillis() + ", " + now() + ")" + WAIT);
     }
 
     /** @return the database clock: the server's current time, never the client's */
@@ -92,6 +95,44 @@ abstract class Statements {
     /** @return a clause that turns a duplicate-key insert into "no row" without an error, or "" */
     String onConflictDoNothing() {
         return "";
+    }
+
+    /**
+     * The claim statement of {@link JdbcClaims}: {@code insert} (a claim row: HELD, owner {@code ?}, token 0,
+     * expiring after {@code ?} milliseconds of retention), turned into an insert that, on a duplicate key, waits
+     * for an uncommitted claim's transaction and then reports the duplicate without failing the caller's
+     * transaction. It must report one changed row for a new claim and any other count (or a duplicate-key error)
+     * for a duplicate: see {@link #claim(Connection, String, Object...)}.
+     *
+     * @param insert {@code INSERT INTO table (…) VALUES (…)} followed by {@link #WAIT}
+     * @return the statement; by default {@code insert} itself, whose duplicate-key error means "claimed before"
+     */
+    String insertClaim(String insert) {
+        return insert;
+    }
+
+    /**
+     * @return whether a claim must not wait in the database for a concurrent claim's transaction, but try again
+     *     without waiting until it ended; see {@link MySqlStatements#claimPolls()}
+     */
+    boolean claimPolls() {
+        return false;
+    }
+
+    /**
+     * Runs a claim statement.
+     *
+     * @return true if this statement inserted the claim, false if the key was claimed before
+     */
+    boolean claim(Connection c, String sql, Object... params) throws SQLException {
+        try {
+            return update(c, sql, params) == 1;
+        } catch (SQLException e) {
+            if (duplicateKey(e)) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     /**
