@@ -1,6 +1,7 @@
 package io.txlock.jdbc;
 
 import io.txlock.LockBackendException;
+import io.txlock.spi.TransactionSupport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -16,6 +17,8 @@ final class JdbcAccess {
 
     private final DataSource transactional;
     private final DataSource lease;
+    private final boolean separateLease;
+    private volatile TransactionSupport transactions;
     private final JdbcDialect configuredDialect;
     private final String table;
     private volatile Statements statements;
@@ -24,6 +27,7 @@ final class JdbcAccess {
     JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
         this.transactional = transactional;
         this.lease = lease;
+        this.separateLease = lease != transactional;
         this.configuredDialect = dialect;
         this.table = table;
     }
@@ -86,7 +90,7 @@ final class JdbcAccess {
 
     /** Runs work in its own short transaction, committed before returning. */
     <T> T autoCommitted(SqlWork<T> work, String what) {
-        try (Connection c = lease.getConnection()) {
+        try (Connection c = ownConnection(what)) {
             if (c.getAutoCommit()) {
                 return work.run(c);
             }
@@ -107,7 +111,7 @@ final class JdbcAccess {
     <T> T inOwnTransaction(SqlWork<T> work, String what) {
         Connection c;
         try {
-            c = openTransaction();
+            c = openTransaction(what);
         } catch (SQLException e) {
             throw failure(what, e, false);
         }
@@ -148,8 +152,8 @@ final class JdbcAccess {
     }
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
-    Connection openTransaction() throws SQLException {
-        Connection c = lease.getConnection();
+    Connection openTransaction(String what) throws SQLException {
+        Connection c = ownConnection(what);
         try {
             c.setAutoCommit(false);
             return c;
@@ -159,7 +163,7 @@ final class JdbcAccess {
         }
     }
 
-    /** Ends a connection from {@link #openTransaction()}: rolls back, restores auto-commit, returns it to the pool. */
+    /** Ends a connection from {@link #openTransaction(String)}: rolls back, restores auto-commit, returns it to the pool. */
     static void endTransaction(Connection c) throws SQLException {
         try {
             c.rollback();
@@ -167,6 +171,39 @@ final class JdbcAccess {
         } finally {
             c.close();
         }
+    }
+
+    /**
+     * A connection for work outside the caller's transaction. When there is no lease datasource of its own, the
+     * main datasource must hand out a connection in auto-commit mode: one that is not, while the caller has a
+     * transaction, is enlisted in it (a JTA datasource), and LEASE work there would commit or roll back with the
+     * caller's transaction instead of on its own.
+     */
+    private Connection ownConnection(String what) throws SQLException {
+        Connection c = lease.getConnection();
+        try {
+            if (!separateLease && !c.getAutoCommit() && callerHasTransaction()) {
+                throw new IllegalStateException("cannot " + what + " outside the caller's transaction: the datasource's"
+                        + " connection is enlisted in the active transaction. LEASE-scoped locks and inspect() need"
+                        + " connections of their own while a JTA transaction is active: give the provider a datasource"
+                        + " that does not join JTA transactions with JdbcLockProvider.builder(ds).leaseDataSource(nonJta)"
+                        + " (in Jakarta EE, a @DataSourceDefinition with transactional = false on the same database), or"
+                        + " lock in TRANSACTION or AUTO scope");
+            }
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private boolean callerHasTransaction() {
+        TransactionSupport t = transactions;
+        if (t == null) {
+            t = TransactionSupport.discover();
+            transactions = t;
+        }
+        return t.current().isPresent();
     }
 
     static void rollbackQuietly(Connection c) {

@@ -37,7 +37,7 @@ final class SelectForUpdate implements LockStrategy {
         }
         Connection c;
         try {
-            c = db.openTransaction();
+            c = db.openTransaction("lock '" + r.name() + "' in LEASE scope");
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "'", e, false);
         }
