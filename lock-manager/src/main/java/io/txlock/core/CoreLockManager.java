@@ -153,11 +153,6 @@ public final class CoreLockManager implements LockManager {
                 waiter.abandon();
             }
         });
-        long waitNanos = waitNanos(options.waitTime());
-        if (waitNanos < FOREVER_NANOS) {
-            timers.schedule(() -> waiter.future.completeExceptionally(new LockTimeoutException(name, options.waitTime())),
-                    waitNanos, TimeUnit.NANOSECONDS);
-        }
         state.mutex.lock();
         try {
             if (state.isTurnOf(waiter)) {
@@ -166,27 +161,42 @@ public final class CoreLockManager implements LockManager {
         } finally {
             state.mutex.unlock();
         }
+        long waitNanos = waitNanos(options.waitTime());
+        if (waitNanos < FOREVER_NANOS) {
+            java.util.concurrent.ScheduledFuture<?> timeout = timers.schedule(waiter::expire, waitNanos, TimeUnit.NANOSECONDS);
+            waiter.future.whenComplete((handle, failure) -> timeout.cancel(false));
+        }
         return waiter.future;
     }
 
+    /**
+     * Asks the backend; where this manager holds the lock, its own knowledge fills in what the backend cannot
+     * show (the hold count, and the owner of a row lock held by a still open transaction).
+     */
     @Override
     public Optional<LockInfo> inspect(String name) {
         ensureOpen();
         LockNames.validate(name);
-        Optional<LockInfo> info = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
+        Optional<LockInfo> seen = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
         NameState state = states.get(name);
-        if (info.isPresent() && state != null) {
-            state.mutex.lock();
-            try {
-                Holding h = state.holding;
-                if (h != null && h.grant.fencingToken() == info.get().fencingToken()) {
-                    return Optional.of(info.get().withHoldCount(Math.max(1, h.holds)));
-                }
-            } finally {
-                state.mutex.unlock();
-            }
+        if (state == null) {
+            return seen;
         }
-        return info;
+        state.mutex.lock();
+        try {
+            Holding h = state.holding;
+            if (h == null || !h.isUsable()) {
+                return seen;
+            }
+            long token = h.grant.fencingToken();
+            if (seen.isPresent() && seen.get().fencingToken() != token && seen.get().fencingToken() != 0) {
+                return seen;
+            }
+            return Optional.of(new LockInfo(name, h.caller.owner().host(), h.caller.owner().id(), token,
+                    seen.map(LockInfo::since).orElse(h.since), h.expiresAt(), Math.max(1, h.holds)));
+        } finally {
+            state.mutex.unlock();
+        }
     }
 
     @Override
@@ -413,18 +423,46 @@ public final class CoreLockManager implements LockManager {
             }
             boolean firstMiss = !state.noHints && subscribeOnce(state);
             long pause = firstMiss ? 0 : backoff.pauseNanos(hinted(state), attempt.retryAfter());
+            boolean expired;
             state.mutex.lock();
             try {
                 attempting = false;
-                pauseUntil = System.nanoTime() + pause;
-                if (woken || pause == 0) {
-                    execute(this::drive);
+                expired = System.nanoTime() - deadline >= 0;
+                if (!expired) {
+                    pauseUntil = System.nanoTime() + pause;
+                    if (woken || pause == 0 || closed) {
+                        execute(this::drive);
+                        return;
+                    }
+                }
+            } finally {
+                state.mutex.unlock();
+            }
+            if (expired) {
+                future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
+                return;
+            }
+            try {
+                timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                future.completeExceptionally(new LockException("lock manager closed"));
+            }
+        }
+
+        /**
+         * The wait is over. An attempt that is running, about to run (its turn came and it was woken) or being
+         * granted decides instead, so that even a zero wait gets its one attempt, as in {@code tryAcquire}.
+         */
+        void expire() {
+            state.mutex.lock();
+            try {
+                if (attempting || settled || woken && state.isTurnOf(this)) {
                     return;
                 }
             } finally {
                 state.mutex.unlock();
             }
-            timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
+            future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
         }
 
         private void grant(Grant grant, long start, Instant wallStart, GrantEvents events) {
@@ -905,7 +943,8 @@ public final class CoreLockManager implements LockManager {
         try {
             workers.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            log.debug("lock manager closed, dropping a background task");
+            log.debug("lock manager closed, running a last task on the calling thread");
+            task.run();
         }
     }
 

@@ -17,6 +17,8 @@ final class Holding {
     final Caller caller;
     final Grant grant;
     final boolean renews;
+    /** When the grant was made, on this JVM's clock. */
+    final Instant since;
     /** Guarded by state.mutex. */
     int holds = 1;
     private Status status = Status.HELD;
@@ -33,6 +35,7 @@ final class Holding {
         this.grant = grant;
         this.renews = caller.scope() == LockScope.TRANSACTION || autoRenew;
         this.lease = lease;
+        this.since = wallStart;
         if (grant.leased()) {
             leaseFrom(startNanos, wallStart, lease);
         }

@@ -56,8 +56,7 @@ final class H2Statements extends Statements {
 
     @Override
     <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
-        long previous = queryLong(c, "SELECT CAST(SETTING_VALUE AS BIGINT) FROM INFORMATION_SCHEMA.SETTINGS"
-                + " WHERE SETTING_NAME = 'LOCK_TIMEOUT'").orElse(1000);
+        long previous = queryLong(c, "SELECT LOCK_TIMEOUT()").orElse(1000);
         setLockTimeout(c, waitMillis(maxBlock));
         try {
             return call.run();
@@ -71,9 +70,10 @@ final class H2Statements extends Statements {
         }
     }
 
+    /** H2 takes {@code SET LOCK_TIMEOUT 0} as "the default" (2 s), so "do not wait" is 1 ms. */
     private static void setLockTimeout(Connection c, long millis) throws SQLException {
         try (java.sql.Statement s = c.createStatement()) {
-            s.execute("SET LOCK_TIMEOUT " + Math.max(0, millis));
+            s.execute("SET LOCK_TIMEOUT " + Math.max(1, millis));
         }
     }
 

@@ -23,13 +23,13 @@ final class OptimisticVersion extends RowLeaseStrategy {
         Statements.RowState row = st.readState(c, r);
         if (row == null) {
             OptionalLong token = insertHeld(c, st, r);
-            return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
+            return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
         }
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
         OptionalLong token = st.tokened(c, waiting(st, st.casGrant, r), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name(), row.version());
-        return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
+        return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
     }
 
     @Override

@@ -45,8 +45,12 @@ abstract class RowLeaseStrategy implements LockStrategy {
         return st.render(template, r.maxBlock(), r.transactional());
     }
 
-    Attempt granted(LockRequest r, long token) {
-        return Attempt.granted(new JdbcGrant(r.name(), token, r.owner().id(), !r.transactional(), r.transactional(), null));
+    /** The row is ours with {@code token}: give it a token drawn while holding it ({@link Statements#retoken}). */
+    Attempt granted(Connection c, Statements st, LockRequest r, long token) throws SQLException {
+        java.util.OptionalLong held = st.retoken(c, r.name(), token);
+        return held.isPresent()
+                ? Attempt.granted(new JdbcGrant(r.name(), held.getAsLong(), r.owner().id(), !r.transactional(), r.transactional(), null))
+                : Attempt.held();
     }
 
     static Attempt heldUntil(Statements.RowState s) {

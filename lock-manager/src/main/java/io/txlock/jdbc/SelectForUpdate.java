@@ -29,7 +29,7 @@ final class SelectForUpdate implements LockStrategy {
     @Override
     public Attempt tryAcquire(LockRequest r) {
         if (r.transactional()) {
-            OptionalLong token = db.inCallerTransaction(c -> lockRow(c, r, true),
+            OptionalLong token = db.inCallerTransaction(c -> retoken(c, r.name(), lockRow(c, r, true)),
                     "lock the row of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
@@ -51,6 +51,7 @@ final class SelectForUpdate implements LockStrategy {
                 }
             }
             if (token != null && token.isPresent()) {
+                token = retoken(c, r.name(), token);
                 return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, c));
             }
             JdbcAccess.endTransaction(c);
@@ -62,6 +63,18 @@ final class SelectForUpdate implements LockStrategy {
             closeQuietly(c);
             throw e;
         }
+    }
+
+    /** @return {@code token} replaced by one drawn now that the row lock is held ({@link Statements#retoken}) */
+    private OptionalLong retoken(Connection c, String name, OptionalLong token) throws SQLException {
+        if (token.isEmpty()) {
+            return token;
+        }
+        OptionalLong held = db.statements().retoken(c, name, token.getAsLong());
+        if (held.isEmpty()) {
+            throw new SQLException("the row of '" + name + "' changed under its row lock");
+        }
+        return held;
     }
 
     /**

@@ -33,6 +33,7 @@ abstract class Statements {
     final String renew;
     final String free;
     final String delete;
+    final String retoken;
     final String inspect;
     final String lockProbe;
     final String reapCandidates;
@@ -65,6 +66,7 @@ abstract class Statements {
                 + " expires_at = " + now() + ", updated_at = " + now()
                 + " WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'";
         this.delete = "DELETE FROM " + table + " WHERE name = ? AND version = ? AND owner_id = ?";
+        this.retoken = "UPDATE " + table + " SET version = " + nextToken() + " WHERE name = ? AND version = ?";
         this.inspect = "SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM " + table
                 + " WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + now() + ")";
         this.lockProbe = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE SKIP LOCKED";
@@ -148,6 +150,19 @@ abstract class Statements {
      * @return the new token, or empty if no row was granted
      */
     abstract OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException;
+
+    /**
+     * Gives a grant its fencing token once the caller holds the lock. The statement that won the lock drew its
+     * token before it won (before it waited for a row lock, or before its insert found the name free), so another
+     * holder may have won and drawn a greater token in between; a token drawn while holding is greater than that
+     * of every earlier holder, who drew theirs while holding, before they released.
+     *
+     * @param version the token the winning statement wrote
+     * @return the grant's token, or empty if the row no longer carries {@code version}
+     */
+    OptionalLong retoken(Connection c, String name, long version) throws SQLException {
+        return tokened(c, retoken, name, version);
+    }
 
     /**
      * Runs {@code call}, whose waiting statements were {@link #render rendered} with the same arguments, so that

@@ -24,7 +24,7 @@ final class UniqueInsert extends RowLeaseStrategy {
         if (!st.locksBeforeReading(r.transactional())) {
             token = insertHeld(c, st, r);
             if (token.isPresent()) {
-                return granted(r, token.getAsLong());
+                return granted(c, st, r, token.getAsLong());
             }
         }
         Statements.RowState row = st.readState(c, r);
@@ -35,7 +35,7 @@ final class UniqueInsert extends RowLeaseStrategy {
             return heldUntil(row);
         }
         token = st.tokened(c, waiting(st, st.takeOver, r), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
-        return token.isPresent() ? granted(r, token.getAsLong()) : Attempt.held();
+        return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
     }
 
     @Override

@@ -13,8 +13,11 @@ public interface Grant {
     long fencingToken();
 
     /**
-     * @return {@code true} if the grant runs out after the request's lease unless the core renews it;
-     *     {@code false} if it lasts as long as the backend session or transaction it lives in
+     * @return {@code true} if the core keeps a lease on this grant: it calls {@link LockProvider#renew} every third
+     *     of the lease while the holder lives, and with auto-renew off ends the grant when the lease runs out. The
+     *     backend may expire it by itself too (a Redis key, a row's {@code expires_at}) or not (a row lock held
+     *     by an open transaction, whose renew only checks the connection). {@code false} if the grant simply
+     *     lasts as long as the transaction or session it lives in
      */
     boolean leased();
 

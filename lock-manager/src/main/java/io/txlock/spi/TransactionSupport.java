@@ -29,7 +29,7 @@ public interface TransactionSupport {
     static TransactionSupport discover() {
         java.util.Iterator<TransactionSupport> found =
                 ServiceLoader.load(TransactionSupport.class, TransactionSupport.class.getClassLoader()).iterator();
-        while (true) {
+        for (int tries = 0; tries < 32; tries++) {
             try {
                 if (!found.hasNext()) {
                     return none();
@@ -42,6 +42,7 @@ public interface TransactionSupport {
                 // an implementation whose API (e.g. jakarta.transaction) is not on the class path: skip it
             }
         }
+        return none();
     }
 
     /** The support that never finds a transaction. */

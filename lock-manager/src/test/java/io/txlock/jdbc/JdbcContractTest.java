@@ -1,5 +1,7 @@
 package io.txlock.jdbc;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.Strategy;
 import io.txlock.spi.LockProvider;
 import io.txlock.testkit.LockContractTest;
@@ -13,6 +15,7 @@ abstract class JdbcContractTest extends LockContractTest {
 
     private final Strategy strategy;
     private final TestDatabase db;
+    private final java.util.List<HikariDataSource> unreachablePools = new java.util.ArrayList<>();
 
     JdbcContractTest(TestDatabase.Kind kind, Strategy strategy) {
         this.strategy = strategy;
@@ -21,6 +24,7 @@ abstract class JdbcContractTest extends LockContractTest {
 
     @AfterAll
     void dropDatabase() {
+        unreachablePools.forEach(HikariDataSource::close);
         db.close();
     }
 
@@ -34,6 +38,24 @@ abstract class JdbcContractTest extends LockContractTest {
         return JdbcProviderFactory.recipe(db, strategy, "method_lock");
     }
 
+    /** SELECT_FOR_UPDATE in LEASE scope: the holder's row is written in its open transaction, invisible to others. */
+    @Override
+    protected boolean inspectShowsTheHolder() {
+        return strategy != Strategy.SELECT_FOR_UPDATE;
+    }
+
+    /** SELECT_FOR_UPDATE in LEASE scope: the row lock lasts as long as its connection's transaction. */
+    @Override
+    protected boolean backendExpiresLeases() {
+        return strategy != Strategy.SELECT_FOR_UPDATE;
+    }
+
+    /** SELECT_FOR_UPDATE in LEASE scope keeps a connection of the pool (16) per held lock. */
+    @Override
+    protected int locksHeldAtOnce() {
+        return strategy == Strategy.SELECT_FOR_UPDATE ? 12 : super.locksHeldAtOnce();
+    }
+
     @Override
     protected LockProvider newUnreachableProvider() {
         String url = switch (db.kind()) {
@@ -41,6 +63,15 @@ abstract class JdbcContractTest extends LockContractTest {
             case POSTGRESQL -> "jdbc:postgresql://127.0.0.1:1/test?connectTimeout=2";
             case MARIADB -> "jdbc:mariadb://127.0.0.1:1/test?connectTimeout=2000";
         };
-        return JdbcLockProvider.builder(TestDatabase.pool(url, db.user(), 2)).strategy(strategy).build();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(db.user());
+        config.setMaximumPoolSize(2);
+        config.setConnectionTimeout(500);
+        config.setMinimumIdle(0);
+        config.setInitializationFailTimeout(-1);
+        HikariDataSource pool = new HikariDataSource(config);
+        unreachablePools.add(pool);
+        return JdbcLockProvider.builder(pool).strategy(strategy).build();
     }
 }
