@@ -46,6 +46,15 @@ public class Orders {
         }
     }
 
+    /** @return the database product and the transaction isolation of the datasource's connections */
+    public String isolation() {
+        try (Connection c = dataSource.getConnection()) {
+            return c.getMetaData().getDatabaseProductName() + " " + c.getTransactionIsolation();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** @return how many rows the order has */
     public int count(String orderNo) {
         try (Connection c = dataSource.getConnection();
