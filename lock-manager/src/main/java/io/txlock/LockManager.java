@@ -21,7 +21,8 @@ import java.util.concurrent.locks.Lock;
  * <p>The manager does reentry, waiting, transaction binding and lease renewal once for every backend; a
  * {@link LockProvider} only does the backend's atomic steps. Owners are the calling thread (or its
  * transaction, in {@link LockScope#TRANSACTION} scope) within this manager: two managers, in one JVM or on
- * one host, never share ownership. Waiters of one name within a manager queue locally in FIFO order, so a
+ * one host, never share ownership. A thread that holds a lock re-enters it whatever its current transaction
+ * (for example from a {@code REQUIRES_NEW} transaction nested in the holder's), instead of waiting for itself. Waiters of one name within a manager queue locally in FIFO order, so a
  * JVM sends one contender per name to the backend, not one per thread.
  *
  * <p>Names are 1 to 255 Unicode code points, without leading or trailing whitespace and without NUL. Thread

@@ -542,7 +542,7 @@ public final class CoreLockManager implements LockManager {
             if (caller.scope() == LockScope.TRANSACTION) {
                 caller.transaction().onCompletion(() -> beforeCompletion(holding), committed -> afterCompletion(holding, committed));
             }
-            if (grant.leased()) {
+            if (holding.limited()) {
                 scheduleLeaseTimer(holding);
             }
         } catch (RuntimeException e) {
@@ -716,7 +716,7 @@ public final class CoreLockManager implements LockManager {
             throw new LockNotHeldException("cannot extend lock " + holding + ": " + holding.status()
                     + (holding.lostReason() != null ? " (" + holding.lostReason() + ")" : ""));
         }
-        if (!holding.grant.leased()) {
+        if (!holding.limited()) {
             return;
         }
         renewNow(holding, lease);
@@ -806,6 +806,12 @@ public final class CoreLockManager implements LockManager {
     }
 
     private void beforeCompletion(Holding holding) {
+        if (holding.status() == Holding.Status.LOST) {
+            // lose() may have run on a backend thread (a ZooKeeper session event), where a thread-bound
+            // transaction API such as TransactionSynchronizationRegistry cannot mark it: mark it here, on its thread
+            holding.caller.transaction().setRollbackOnly();
+            return;
+        }
         if (holding.grant.endsWithTransaction() && holding.isUsable()) {
             callProvider(() -> {
                 provider.beforeCompletion(holding.grant);

@@ -36,9 +36,17 @@ final class Holding {
         this.renews = caller.scope() == LockScope.TRANSACTION || autoRenew;
         this.lease = lease;
         this.since = wallStart;
-        if (grant.leased()) {
+        if (limited()) {
             leaseFrom(startNanos, wallStart, lease);
         }
+    }
+
+    /**
+     * @return whether the lease bounds this holding: the backend expires the grant unless renewed, or the owner
+     *     turned renewal off, which makes the lease a hard limit even for a grant that lives with its session
+     */
+    boolean limited() {
+        return grant.leased() || !renews;
     }
 
     LockScope scope() {
@@ -60,7 +68,7 @@ final class Holding {
     }
 
     Instant expiresAt() {
-        return grant.leased() ? expiresAt : null;
+        return limited() ? expiresAt : null;
     }
 
     synchronized Status status() {

@@ -17,7 +17,9 @@ public interface Grant {
      *     of the lease while the holder lives, and with auto-renew off ends the grant when the lease runs out. The
      *     backend may expire it by itself too (a Redis key, a row's {@code expires_at}) or not (a row lock held
      *     by an open transaction, whose renew only checks the connection). {@code false} if the grant simply
-     *     lasts as long as the transaction or session it lives in
+     *     lasts as long as the transaction or session it lives in (a ZooKeeper ephemeral node): the core never
+     *     renews it, except that an owner who turned auto-renew off still gets the lease as a hard limit (the core
+     *     ends the grant when it runs out, and {@code extend} calls {@link LockProvider#renew} to check it is held)
      */
     boolean leased();
 

@@ -46,7 +46,9 @@ public interface LockProvider extends AutoCloseable {
     Attempt tryAcquire(LockRequest request);
 
     /**
-     * Extends a leased grant to {@code lease} from now, keeping its token.
+     * Extends a leased grant to {@code lease} from now, keeping its token. For a grant that is not
+     * {@link Grant#leased() leased} (called only when its owner extends a lock it does not auto-renew) there is
+     * nothing to extend: check that it is still held.
      *
      * @param grant a grant of this provider
      * @param lease the new lease

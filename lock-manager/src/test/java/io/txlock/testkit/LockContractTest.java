@@ -562,12 +562,12 @@ public abstract class LockContractTest {
     @Test
     void renewalKeepsTheLockAcrossManyLeasesWithTheSameToken() {
         String name = name("renewed");
-        Duration lease = Duration.ofMillis(500);
+        Duration lease = Duration.ofMillis(1200);
         LockManager holder = manager();
         LockManager other = manager();
         LockHandle held = holder.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease));
         long token = held.fencingToken();
-        keepsHolding(other, held, lease.multipliedBy(4), "renewed every third of its " + lease + " lease");
+        keepsHolding(other, held, lease.multipliedBy(3), "renewed every third of its " + lease + " lease");
         assertThat(held.fencingToken()).as("token after renewals").isEqualTo(token);
         held.release();
         assertThat(other.tryAcquire(name, PATIENCE)).as("'%s' after release", name)

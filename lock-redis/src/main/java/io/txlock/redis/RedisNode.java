@@ -1,0 +1,140 @@
+package io.txlock.redis;
+
+import io.txlock.LockBackendException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * One Redis master and the atomic steps run on it, each a single script. Every failure of the server or of the
+ * connection is a {@link LockBackendException} naming this node.
+ */
+final class RedisNode implements AutoCloseable {
+
+    /** What one acquire script answered: the value written, or the holder's remaining lease in ms (negative if unknown). */
+    record Answer(String value, long holderPttl) {
+        boolean granted() {
+            return value != null;
+        }
+    }
+
+    /** A held lock as read from this node: its value, remaining lease (negative if none) and the server's time. */
+    record Stored(String value, long pttl, long serverMillis) {
+    }
+
+    private final String address;
+    private final UnifiedJedis client;
+    private final boolean ownsClient;
+    private final ReleaseSubscriber subscriber;
+
+    RedisNode(String address, UnifiedJedis client, boolean ownsClient, KeySpace keys) {
+        this.address = address;
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.subscriber = new ReleaseSubscriber(address, client, keys.idleChannel(), this::dropIdleConnections);
+    }
+
+    Answer acquire(String key, String fenceKey, long leaseMillis, String ownerPart) {
+        return call("acquire '" + key + "'", () -> {
+            List<?> reply = (List<?>) LuaScript.ACQUIRE.run(client, List.of(key, fenceKey),
+                    List.of(Long.toString(leaseMillis), ownerPart));
+            return asLong(reply.get(0)) == 1 ? new Answer(asString(reply.get(1)), -1) : new Answer(null, asLong(reply.get(1)));
+        });
+    }
+
+    boolean adopt(String key, String fenceKey, String provisional, String finalValue, long token) {
+        return call("adopt '" + key + "'", () -> asLong(LuaScript.ADOPT.run(client, List.of(key, fenceKey),
+                List.of(provisional, finalValue, Long.toString(token)))) == 1);
+    }
+
+    boolean renew(String key, long leaseMillis, List<String> values) {
+        List<String> args = new ArrayList<>(values.size() + 1);
+        args.add(Long.toString(leaseMillis));
+        args.addAll(values);
+        return call("renew '" + key + "'", () -> asLong(LuaScript.RENEW.run(client, List.of(key), args)) == 1);
+    }
+
+    boolean release(String key, String channel, List<String> values) {
+        List<String> args = new ArrayList<>(values.size() + 1);
+        args.add(channel);
+        args.addAll(values);
+        return call("release '" + key + "'", () -> asLong(LuaScript.RELEASE.run(client, List.of(key), args)) == 1);
+    }
+
+    Optional<Stored> inspect(String key) {
+        return call("inspect '" + key + "'", () -> {
+            List<?> reply = (List<?>) LuaScript.INSPECT.run(client, List.of(key), List.of());
+            return reply == null ? Optional.empty()
+                    : Optional.of(new Stored(asString(reply.get(0)), asLong(reply.get(1)), asLong(reply.get(2))));
+        });
+    }
+
+    /** Runs {@code onRelease} when this node publishes a release on {@code channel}; see {@link ReleaseSubscriber}. */
+    AutoCloseable subscribe(String channel, Runnable onRelease) {
+        return subscriber.subscribe(channel, onRelease);
+    }
+
+    String address() {
+        return address;
+    }
+
+    @Override
+    public void close() {
+        subscriber.close();
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return address;
+    }
+
+    /**
+     * Runs a command, once more on a fresh connection if the first failed on a broken one: after a server
+     * restart every pooled connection is broken, and the first use of each would fail although the server is
+     * back. Every script is safe to repeat (acquire takes over its owner's own key, the others compare values).
+     */
+    private <T> T call(String what, Supplier<T> command) {
+        try {
+            try {
+                return command.get();
+            } catch (JedisConnectionException broken) {
+                dropIdleConnections();
+                try {
+                    return command.get();
+                } catch (RuntimeException again) {
+                    again.addSuppressed(broken);
+                    throw again;
+                }
+            }
+        } catch (JedisException | ClassCastException | IndexOutOfBoundsException e) {
+            throw new LockBackendException("redis " + address + ": could not " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the pooled idle connections, which a restarted or failed-over server left broken. */
+    void dropIdleConnections() {
+        if (client instanceof RedisClient pooled) {
+            try {
+                pooled.getPool().clear();
+            } catch (RuntimeException e) {
+                // the pool closes broken connections itself as they are used
+            }
+        }
+    }
+
+    private static long asLong(Object reply) {
+        return ((Number) reply).longValue();
+    }
+
+    private static String asString(Object reply) {
+        return reply instanceof byte[] bytes ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : (String) reply;
+    }
+}

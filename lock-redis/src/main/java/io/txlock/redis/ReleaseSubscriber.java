@@ -1,0 +1,267 @@
+package io.txlock.redis;
+
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Wake-up hints of one Redis node: ONE pub/sub connection and thread, whatever the number of waiters. A lock's
+ * release channel is subscribed while at least one local waiter wants it, and unsubscribed when the last leaves;
+ * an idle channel keeps the connection open in between. Started on the first subscription; after a lost
+ * connection it reconnects with backoff and then wakes every waiter, because releases may have been missed.
+ * Hints are only hints: the core re-checks now and then, so a lost message delays a waiter, never hangs it.
+ */
+final class ReleaseSubscriber implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
+    /** How long a new subscription waits for the server's confirmation, so a release right after is not missed. */
+    private static final long CONFIRM_MILLIS = 2_000;
+    private static final long FIRST_RETRY_MILLIS = 50;
+    private static final long MAX_RETRY_MILLIS = 2_000;
+
+    private final String address;
+    private final UnifiedJedis client;
+    private final String idleChannel;
+    private final Runnable onConnectionFailure;
+    private final Object lock = new Object();
+    /** Guarded by lock: the channels local waiters want. */
+    private final Map<String, Topic> topics = new HashMap<>();
+    /** Guarded by lock: the channels asked of the current connection. */
+    private final Set<String> requested = new LinkedHashSet<>();
+    /** Guarded by lock: the current connection once its idle channel is confirmed, else null. */
+    private Listener connected;
+    /** Guarded by lock: the last connection attempt failed, so new subscriptions do not wait for it. */
+    private boolean failing;
+    private boolean everConnected;
+    private boolean closed;
+    private Thread thread;
+
+    /**
+     * @param onConnectionFailure run when the connection fails, before reconnecting: drops the client's other
+     *     pooled connections, which the same failure has probably broken
+     */
+    ReleaseSubscriber(String address, UnifiedJedis client, String idleChannel, Runnable onConnectionFailure) {
+        this.address = address;
+        this.client = client;
+        this.idleChannel = idleChannel;
+        this.onConnectionFailure = onConnectionFailure;
+    }
+
+    /**
+     * @return a subscription; closing it unsubscribes the channel if no other callback wants it
+     */
+    AutoCloseable subscribe(String channel, Runnable onRelease) {
+        Topic topic;
+        boolean wait;
+        synchronized (lock) {
+            if (closed) {
+                return () -> { };
+            }
+            if (thread == null) {
+                thread = new Thread(this::run, "txlock-redis-subscriber-" + address);
+                thread.setDaemon(true);
+                thread.start();
+            }
+            topic = topics.computeIfAbsent(channel, Topic::new);
+            topic.callbacks.add(onRelease);
+            if (connected != null && requested.add(channel)) {
+                send(() -> connected.subscribe(channel));
+            }
+            wait = !failing;
+        }
+        if (wait) {
+            topic.awaitConfirmed();
+        }
+        return () -> unsubscribe(topic, onRelease);
+    }
+
+    private void unsubscribe(Topic topic, Runnable onRelease) {
+        synchronized (lock) {
+            topic.callbacks.remove(onRelease);
+            if (!topic.callbacks.isEmpty() || topics.get(topic.channel) != topic) {
+                return;
+            }
+            topics.remove(topic.channel);
+            if (connected != null && requested.remove(topic.channel)) {
+                send(() -> connected.unsubscribe(topic.channel));
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        Thread running;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            running = thread;
+            if (connected != null) {
+                send(() -> connected.unsubscribe());
+            }
+        }
+        if (running != null) {
+            running.interrupt();
+            try {
+                running.join(MAX_RETRY_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void run() {
+        long retry = FIRST_RETRY_MILLIS;
+        while (true) {
+            Listener listener = new Listener();
+            String[] channels;
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                requested.clear();
+                requested.add(idleChannel);
+                requested.addAll(topics.keySet());
+                channels = requested.toArray(String[]::new);
+            }
+            try {
+                client.subscribe(listener, channels);
+            } catch (RuntimeException e) {
+                synchronized (lock) {
+                    if (!failing && !closed) {
+                        log.warn("redis {}: release notifications interrupted, waiters poll until it is back: {}", address,
+                                e.toString());
+                    }
+                    failing = true;
+                }
+                onConnectionFailure.run();
+            }
+            synchronized (lock) {
+                if (connected == listener) {
+                    connected = null;
+                    retry = FIRST_RETRY_MILLIS;
+                }
+                if (closed) {
+                    return;
+                }
+            }
+            try {
+                Thread.sleep(retry);
+            } catch (InterruptedException e) {
+                // closing, or not: the loop checks
+            }
+            retry = Math.min(MAX_RETRY_MILLIS, retry * 2);
+        }
+    }
+
+    /** The idle channel is confirmed: catch up with the subscriptions that changed while connecting. */
+    private void onConnected(Listener listener) {
+        List<Runnable> missed = List.of();
+        synchronized (lock) {
+            if (closed) {
+                send(listener::unsubscribe);
+                return;
+            }
+            connected = listener;
+            for (String channel : topics.keySet()) {
+                if (requested.add(channel)) {
+                    send(() -> listener.subscribe(channel));
+                }
+            }
+            for (String channel : List.copyOf(requested)) {
+                if (!channel.equals(idleChannel) && !topics.containsKey(channel)) {
+                    requested.remove(channel);
+                    send(() -> listener.unsubscribe(channel));
+                }
+            }
+            if (failing || everConnected) {
+                log.info("redis {}: release notifications restored", address);
+                missed = topics.values().stream().flatMap(t -> t.callbacks.stream()).toList();
+            }
+            failing = false;
+            everConnected = true;
+        }
+        missed.forEach(this::runHint);
+    }
+
+    private void onSubscribed(String channel) {
+        Topic topic;
+        synchronized (lock) {
+            topic = topics.get(channel);
+        }
+        if (topic != null) {
+            topic.confirmed.countDown();
+        }
+    }
+
+    private void onReleased(String channel) {
+        Topic topic;
+        synchronized (lock) {
+            topic = topics.get(channel);
+        }
+        if (topic != null) {
+            topic.callbacks.forEach(this::runHint);
+        }
+    }
+
+    private void runHint(Runnable hint) {
+        try {
+            hint.run();
+        } catch (RuntimeException e) {
+            log.warn("redis {}: a release hint failed: {}", address, e.toString());
+        }
+    }
+
+    /** Sends a (un)subscribe on the live connection; if it broke, the reading thread notices and reconnects. */
+    private void send(Runnable command) {
+        try {
+            command.run();
+        } catch (RuntimeException e) {
+            log.debug("redis {}: pub/sub command failed, reconnecting: {}", address, e.toString());
+        }
+    }
+
+    private static final class Topic {
+        final String channel;
+        final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
+        final CountDownLatch confirmed = new CountDownLatch(1);
+
+        Topic(String channel) {
+            this.channel = channel;
+        }
+
+        void awaitConfirmed() {
+            try {
+                confirmed.await(CONFIRM_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private final class Listener extends JedisPubSub {
+        @Override
+        public void onSubscribe(String channel, int subscribedChannels) {
+            if (channel.equals(idleChannel)) {
+                onConnected(this);
+            } else {
+                onSubscribed(channel);
+            }
+        }
+
+        @Override
+        public void onMessage(String channel, String message) {
+            onReleased(channel);
+        }
+    }
+}

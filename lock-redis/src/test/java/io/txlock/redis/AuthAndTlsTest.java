@@ -1,0 +1,118 @@
+package io.txlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txlock.LockBackendException;
+import io.txlock.LockHandle;
+import io.txlock.LockManager;
+import io.txlock.spi.TransactionSupport;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.JedisClientConfig;
+
+/** AUTH and TLS are Jedis' own settings, passed through unchanged: locks and release hints work over both. */
+class AuthAndTlsTest {
+
+    private static final String PASSWORD = "s3cret-" + UUID.randomUUID();
+
+    @Test
+    void thePasswordOfTheJedisConfigIsUsedForLocksAndHints() throws Exception {
+        JedisClientConfig withPassword = DefaultJedisClientConfig.builder().password(PASSWORD)
+                .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
+        try (RedisServer server = RedisServer.start(withPassword, "--requirepass", PASSWORD)) {
+            locksAndHintsWork(RedisLockProvider.builder(server.address(), withPassword), RedisLockProvider.builder(server.address(), withPassword));
+
+            JedisClientConfig noPassword = DefaultJedisClientConfig.builder().connectionTimeoutMillis(1_000).build();
+            try (LockManager locks = LockManager.builder(RedisLockProvider.builder(server.address(), noPassword).build())
+                    .transactions(TransactionSupport.none()).build()) {
+                assertThatThrownBy(() -> locks.tryAcquire("refused")).isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining("NOAUTH");
+            }
+        }
+    }
+
+    /** The README's ACL: the provider needs these commands, keys and channels under its prefix, nothing else. */
+    @Test
+    void anAclUserLimitedToThePrefixIsEnough() throws Exception {
+        JedisClientConfig locker = DefaultJedisClientConfig.builder().user("locker").password(PASSWORD)
+                .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
+        try (RedisServer server = RedisServer.start(locker, "--user", "locker", "on", ">" + PASSWORD, "~app:*", "&app:released*",
+                "+evalsha", "+eval", "+get", "+set", "+del", "+pexpire", "+pttl", "+time", "+publish", "+subscribe",
+                "+unsubscribe", "+ping")) {
+            locksAndHintsWork(RedisLockProvider.builder(server.address(), locker).keyPrefix("app:"),
+                    RedisLockProvider.builder(server.address(), locker).keyPrefix("app:"));
+            try (LockManager locks = LockManager.builder(RedisLockProvider.builder(server.address(), locker).keyPrefix("other:")
+                    .build()).transactions(TransactionSupport.none()).build()) {
+                assertThatThrownBy(() -> locks.tryAcquire("outside")).isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining("NOPERM");
+            }
+        }
+    }
+
+    @Test
+    void theTlsSettingsOfTheJedisConfigAreUsedForLocksAndHints() throws Exception {
+        Path dir = Files.createDirectories(SharedRedis.buildDir().resolve("tls-" + UUID.randomUUID().toString().substring(0, 8)));
+        Path cert = dir.resolve("cert.pem");
+        Path key = dir.resolve("key.pem");
+        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                "-keyout", key.toString(), "-out", cert.toString()).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("openssl.log").toFile()).start();
+        assertThat(openssl.waitFor(60, TimeUnit.SECONDS) && openssl.exitValue() == 0).as("openssl made a certificate").isTrue();
+
+        JedisClientConfig tls = DefaultJedisClientConfig.builder().ssl(true).sslSocketFactory(trusting(cert))
+                .password(PASSWORD).connectionTimeoutMillis(2_000).socketTimeoutMillis(2_000).build();
+        try (RedisServer server = RedisServer.start(tls, "--tls-port", "{port}", "--tls-cert-file", cert.toString(),
+                "--tls-key-file", key.toString(), "--tls-ca-cert-file", cert.toString(), "--tls-auth-clients", "no",
+                "--requirepass", PASSWORD)) {
+            locksAndHintsWork(RedisLockProvider.builder(server.address(), tls), RedisLockProvider.builder(server.address(), tls));
+
+            JedisClientConfig plain = DefaultJedisClientConfig.builder().password(PASSWORD)
+                    .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
+            try (LockManager locks = LockManager.builder(RedisLockProvider.builder(server.address(), plain).build())
+                    .transactions(TransactionSupport.none()).build()) {
+                assertThatThrownBy(() -> locks.tryAcquire("plain")).isInstanceOf(LockBackendException.class);
+            }
+        }
+    }
+
+    private static void locksAndHintsWork(RedisLockProvider.Builder holderSide, RedisLockProvider.Builder waiterSide)
+            throws Exception {
+        try (LockManager holder = LockManager.builder(holderSide.build()).transactions(TransactionSupport.none()).build();
+                RedisLockProvider waiter = waiterSide.build()) {
+            LockHandle handle = holder.acquire("secured");
+            assertThat(holder.inspect("secured").orElseThrow().fencingToken()).isEqualTo(handle.fencingToken());
+            CountDownLatch hinted = new CountDownLatch(1);
+            try (AutoCloseable subscription = waiter.subscribe("secured", hinted::countDown).orElseThrow()) {
+                handle.release();
+                assertThat(hinted.await(10, TimeUnit.SECONDS)).as("release hint over the same settings").isTrue();
+            }
+            assertThat(holder.inspect("secured")).isEmpty();
+        }
+    }
+
+    private static SSLSocketFactory trusting(Path certificate) throws Exception {
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+        trust.load(null, null);
+        try (InputStream in = Files.newInputStream(certificate)) {
+            trust.setCertificateEntry("redis", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, factory.getTrustManagers(), null);
+        return context.getSocketFactory();
+    }
+}
