@@ -197,11 +197,14 @@ final class JdbcAccess {
         }
     }
 
+    /** Asks the transaction support found on the caller's thread; a thread that finds none does not cache that. */
     private boolean callerHasTransaction() {
         TransactionSupport t = transactions;
         if (t == null) {
             t = TransactionSupport.discover();
-            transactions = t;
+            if (t != TransactionSupport.none()) {
+                transactions = t;
+            }
         }
         return t.current().isPresent();
     }
