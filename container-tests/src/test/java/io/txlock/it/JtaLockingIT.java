@@ -9,6 +9,7 @@ import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.it.app.CdiOrders;
+import io.txlock.it.app.NightlyJob;
 import io.txlock.it.app.OrderService;
 import io.txlock.it.app.Orders;
 import io.txlock.it.app.ShortTransactions;
@@ -58,11 +59,16 @@ class JtaLockingIT {
     @Inject
     ShortTransactions shortTransactions;
 
+    @Inject
+    NightlyJob singleton;
+
     @Test
     void theApplicationsLockManagerIsInjectedIntoEjbsAndCdiBeans() {
         assertThat(locks.instanceId()).isNotBlank();
-        assertThat(ejb.managerId()).isEqualTo(locks.instanceId());
-        assertThat(cdi.managerId()).isEqualTo(locks.instanceId());
+        assertThat(ejb.managerId()).as("@Stateless").isEqualTo(locks.instanceId());
+        assertThat(singleton.managerId()).as("@Singleton").isEqualTo(locks.instanceId());
+        assertThat(cdi.managerId()).as("@ApplicationScoped").isEqualTo(locks.instanceId());
+        assertThat(singleton.run()).as("@Locked on a singleton EJB").isEqualTo(1);
     }
 
     @Test
