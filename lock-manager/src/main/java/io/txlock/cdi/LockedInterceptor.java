@@ -33,8 +33,9 @@ public class LockedInterceptor implements Serializable {
         }
     };
 
+    /** The application's manager, resolved at the first call so that a missing one can be explained. */
     @Inject
-    Instance<LockManager> managers;
+    private Instance<LockManager> managers;
 
     /** For CDI. */
     public LockedInterceptor() {
