@@ -2,13 +2,14 @@ package io.txlock.it;
 
 import java.io.File;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.ByteArrayAsset;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
  * Test WARs packaged as an application packages txlock: the library jars in {@code WEB-INF/lib}, the JDBC
- * driver next to them, and two datasources defined by the application itself in {@code web.xml}: the JTA
- * datasource {@value #JTA} and a non-JTA one on the same database, {@value #NON_JTA}, for LEASE locks taken
+ * driver next to them, and two datasources defined by the application itself with {@code @DataSourceDefinition}:
+ * the JTA datasource {@value #JTA} and a non-JTA one on the same database, {@value #NON_JTA}, for LEASE locks taken
  * inside transactions. Each WAR gets a fresh database namespace.
  */
 final class Deployments {
@@ -29,11 +30,12 @@ final class Deployments {
     static WebArchive war(String name, Package... packages) {
         ContainerDatabase db = ContainerDatabase.create();
         WebArchive war = ShrinkWrap.create(WebArchive.class, name + ".war")
-                .addClasses(Deployments.class, ContainerDatabase.class)
+                .addClasses(Deployments.class, ContainerDatabase.class, DataSourceDefinitions.class)
                 .addPackages(false, packages)
                 .addAsLibraries(jar("txlock.jar.lock-manager"), jar("txlock.jar.sql"), jar("txlock.jar.jpa-entities"),
                         jar("txlock.jar.slf4j-api"), jar("txlock.jar.assertj"), jar(db.driverJarProperty()))
-                .setWebXML(new StringAsset(webXml(db)))
+                .add(new ByteArrayAsset(DataSourceDefinitions.compile(db)),
+                        "WEB-INF/classes/" + DataSourceDefinitions.CLASS_NAME.replace('.', '/') + ".class")
                 .addAsWebInfResource(new StringAsset("<beans xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"4.0\""
                         + " bean-discovery-mode=\"annotated\"/>"), "beans.xml");
         return war;
@@ -46,29 +48,5 @@ final class Deployments {
                     + " the failsafe executions of container-tests/pom.xml, in the reactor (mvn -pl container-tests -am verify)");
         }
         return new File(path);
-    }
-
-    private static String webXml(ContainerDatabase db) {
-        return "<web-app xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"6.0\">\n"
-                + dataSource(db, JTA, true, 30)
-                + dataSource(db, NON_JTA, false, 15)
-                + "</web-app>\n";
-    }
-
-    private static String dataSource(ContainerDatabase db, String name, boolean transactional, int maxPool) {
-        return "  <data-source>\n"
-                + "    <name>" + name + "</name>\n"
-                + "    <class-name>" + db.dataSourceClass() + "</class-name>\n"
-                + "    <url>" + xml(db.url) + "</url>\n"
-                + "    <user>" + xml(db.user) + "</user>\n"
-                + "    <password></password>\n"
-                + "    <transactional>" + transactional + "</transactional>\n"
-                + "    <max-pool-size>" + maxPool + "</max-pool-size>\n"
-                + "    <min-pool-size>0</min-pool-size>\n"
-                + "  </data-source>\n";
-    }
-
-    private static String xml(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

@@ -46,9 +46,9 @@ class OrderIdempotencyIT {
 
     @Test
     void claimsStoreEachOrderOnceUnderConcurrentDuplicatesAndFailures() throws Exception {
-        if (orders.isolation().startsWith("MariaDB")) {
-            assertThat(orders.isolation()).as("MariaDB's default, where SELECT ... FOR UPDATE takes gap locks")
-                    .endsWith(" " + java.sql.Connection.TRANSACTION_REPEATABLE_READ);
+        if (orders.product().equals("MariaDB")) {
+            assertThat(orders.mariaDbIsolation()).as("MariaDB's default, where SELECT ... FOR UPDATE takes gap locks")
+                    .startsWith("REPEATABLE-READ");
         }
         Map<String, AtomicInteger> stored = new ConcurrentHashMap<>();
         Map<String, AtomicInteger> refused = new ConcurrentHashMap<>();

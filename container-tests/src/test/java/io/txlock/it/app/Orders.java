@@ -46,10 +46,21 @@ public class Orders {
         }
     }
 
-    /** @return the database product and the transaction isolation of the datasource's connections */
-    public String isolation() {
+    /** @return the MariaDB session's transaction isolation on the datasource's connections, e.g. REPEATABLE-READ */
+    public String mariaDbIsolation() {
+        try (Connection c = dataSource.getConnection();
+                ResultSet rs = c.createStatement().executeQuery("SELECT @@tx_isolation")) {
+            rs.next();
+            return rs.getString(1) + " (JDBC " + c.getTransactionIsolation() + ")";
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return the database product name */
+    public String product() {
         try (Connection c = dataSource.getConnection()) {
-            return c.getMetaData().getDatabaseProductName() + " " + c.getTransactionIsolation();
+            return c.getMetaData().getDatabaseProductName();
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
