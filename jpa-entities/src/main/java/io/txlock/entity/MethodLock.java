@@ -14,8 +14,10 @@ import java.time.Instant;
  *
  * <p>The DDL lives in the {@code txlock-sql} artifact, one script per dialect; this mapping is validated
  * against each of them by Hibernate's schema validation in the build, so the two cannot drift apart.
- * {@link #getVersion() version} is the fencing token of the latest grant: it never decreases for a name.
- * Times are database time; the library never writes a client clock into them.
+ * {@link #getVersion() version} is the fencing token of the latest grant. It is JPA's {@code @Version}, so a
+ * version-guarded update is JPA's optimistic check, but txlock never lets JPA increment it ({@code version + 1} on
+ * flush could repeat a token after a rollback): tokens come from a sequence that no rollback takes back, and are
+ * written with explicit updates. Times are database time; the library never writes a client clock into them.
  */
 @Entity
 @Table(name = "method_lock")
@@ -92,7 +94,10 @@ public class MethodLock {
         return version;
     }
 
-    /** @param version the fencing token of a new grant; never lower than the current one */
+    /**
+     * @param version the fencing token of a new row; JPA ignores changes to the version of a managed entity, so
+     *     grants of existing rows are written with a bulk update
+     */
     public void setVersion(long version) {
         this.version = version;
     }

@@ -9,7 +9,7 @@ import java.util.Set;
 /**
  * H2 2.x. Tokens come from {@code <table>_token_seq}; the new token is read back through
  * {@code FINAL TABLE}. The row lock is taken with {@code MERGE … KEY (name)}. Lock waits are bounded by the
- * session's {@code LOCK_TIMEOUT}, set for the call and restored after it.
+ * session's {@code LOCK_TIMEOUT} ({@link #sessionWait}), set for the call and restored after it.
  */
 final class H2Statements extends Statements {
 
@@ -43,6 +43,18 @@ final class H2Statements extends Statements {
     }
 
     @Override
+    String epochMicros() {
+        return "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP)";
+    }
+
+    /** {@code LOCK_TIMEOUT} of the session; H2 reads 0 as its default (about two seconds), so "do not wait" is 1 ms. */
+    @Override
+    LockTableSql.SessionWait sessionWait(Duration maxBlock) {
+        return new LockTableSql.SessionWait("SELECT LOCK_TIMEOUT()", "SET LOCK_TIMEOUT {}",
+                String.valueOf(Math.max(1, waitMillis(maxBlock))), false);
+    }
+
+    @Override
     String upsertLock() {
         return "MERGE INTO " + table
                 + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
@@ -56,8 +68,9 @@ final class H2Statements extends Statements {
 
     @Override
     <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
-        long previous = queryLong(c, "SELECT LOCK_TIMEOUT()").orElse(1000);
-        setLockTimeout(c, waitMillis(maxBlock));
+        LockTableSql.SessionWait wait = sessionWait(maxBlock);
+        String previous = wait.readSetting(c);
+        wait.apply(c, wait.value());
         try {
             return call.run();
         } catch (SQLException e) {
@@ -66,14 +79,7 @@ final class H2Statements extends Statements {
             }
             throw e;
         } finally {
-            setLockTimeout(c, previous);
-        }
-    }
-
-    /** H2 takes {@code SET LOCK_TIMEOUT 0} as "the default" (2 s), so "do not wait" is 1 ms. */
-    private static void setLockTimeout(Connection c, long millis) throws SQLException {
-        try (java.sql.Statement s = c.createStatement()) {
-            s.execute("SET LOCK_TIMEOUT " + Math.max(1, millis));
+            wait.apply(c, previous);
         }
     }
 

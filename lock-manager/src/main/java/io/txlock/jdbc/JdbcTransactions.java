@@ -1,6 +1,7 @@
 package io.txlock.jdbc;
 
 import io.txlock.spi.CallerTransaction;
+import io.txlock.spi.LocalTransaction;
 import io.txlock.spi.TransactionSupport;
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
@@ -9,10 +10,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.function.Consumer;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -100,7 +98,7 @@ public final class JdbcTransactions implements TransactionSupport {
             connection.setAutoCommit(false);
             current.set(tx);
             T result = work.run(tx.view);
-            if (tx.rollbackOnly) {
+            if (tx.isRollbackOnly()) {
                 throw new SQLException("the transaction was marked rollback-only (a lock it relied on was lost); rolled back");
             }
             tx.beforeCompletion();
@@ -134,47 +132,12 @@ public final class JdbcTransactions implements TransactionSupport {
         return "local JDBC transactions over " + target;
     }
 
-    private static final class Local implements CallerTransaction {
+    private static final class Local extends LocalTransaction {
         final Connection view;
-        final List<Runnable> before = new ArrayList<>();
-        final List<Consumer<Boolean>> after = new ArrayList<>();
-        volatile boolean rollbackOnly;
 
         Local(Connection connection) {
             this.view = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                     uncloseable(connection));
-        }
-
-        @Override
-        public Object key() {
-            return this;
-        }
-
-        @Override
-        public synchronized void onCompletion(Runnable beforeCompletion, Consumer<Boolean> afterCompletion) {
-            before.add(beforeCompletion);
-            after.add(afterCompletion);
-        }
-
-        @Override
-        public void setRollbackOnly() {
-            rollbackOnly = true;
-        }
-
-        synchronized void beforeCompletion() {
-            for (Runnable r : before) {
-                r.run();
-            }
-        }
-
-        void afterCompletion(boolean committed) {
-            List<Consumer<Boolean>> all;
-            synchronized (this) {
-                all = List.copyOf(after);
-            }
-            for (Consumer<Boolean> c : all) {
-                c.accept(committed);
-            }
         }
     }
 

@@ -26,6 +26,21 @@ final class MariaDbStatements extends MySqlStatements {
                 + " FOR " + sql;
     }
 
+    /**
+     * For a whole session: {@code max_statement_time}, to the millisecond; "do not wait" is
+     * {@code innodb_lock_wait_timeout = 0}, as {@code max_statement_time = 0} would mean "no limit".
+     */
+    @Override
+    LockTableSql.SessionWait sessionWait(Duration maxBlock) {
+        long millis = waitMillis(maxBlock);
+        if (millis <= 0) {
+            return new LockTableSql.SessionWait("SELECT @@SESSION.innodb_lock_wait_timeout",
+                    "SET SESSION innodb_lock_wait_timeout = {}", "0", false);
+        }
+        return new LockTableSql.SessionWait("SELECT @@SESSION.max_statement_time", "SET SESSION max_statement_time = {}",
+                (millis / 1000) + "." + String.format("%03d", millis % 1000), false);
+    }
+
     @Override
     <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
         try {

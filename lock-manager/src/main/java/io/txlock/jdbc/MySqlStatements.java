@@ -18,7 +18,7 @@ import java.util.Set;
  * row lock is taken with {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row exclusively:
  * unlike {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses of a
  * name cannot deadlock. Lock waits are bounded by the session's {@code innodb_lock_wait_timeout}, in whole
- * seconds.
+ * seconds ({@link #sessionWait}).
  */
 class MySqlStatements extends Statements {
 
@@ -85,6 +85,28 @@ class MySqlStatements extends Statements {
         return "?";
     }
 
+    @Override
+    String epochMicros() {
+        return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+    }
+
+    @Override
+    String selectTokenAndNow() {
+        return "SELECT LAST_INSERT_ID(), " + epochMicros();
+    }
+
+    @Override
+    String tokenInsert() {
+        return insertToken;
+    }
+
+    /** {@code innodb_lock_wait_timeout} of the session, in whole seconds, at least 1. */
+    @Override
+    LockTableSql.SessionWait sessionWait(Duration maxBlock) {
+        return new LockTableSql.SessionWait("SELECT @@SESSION.innodb_lock_wait_timeout",
+                "SET SESSION innodb_lock_wait_timeout = {}", String.valueOf(Math.max(1, (waitMillis(maxBlock) + 999) / 1000)), false);
+    }
+
     /** A duplicate key is "no row", not an error: the MariaDB driver logs every error packet as a warning. */
     @Override
     String insertInto() {
@@ -145,19 +167,30 @@ class MySqlStatements extends Statements {
         }
     }
 
+    @Override
+    String newestToken() {
+        return "SELECT MAX(id) FROM " + table + "_token";
+    }
+
+    @Override
+    String purgeTokensBelow(int batch) {
+        return "DELETE FROM " + table + "_token WHERE id < ? LIMIT " + batch;
+    }
+
     /** Deletes token rows below the newest; InnoDB keeps the AUTO_INCREMENT counter anyway. */
     int purgeTokens(Connection c, int batch) throws SQLException {
-        OptionalLong newest = queryLong(c, "SELECT MAX(id) FROM " + table + "_token");
+        OptionalLong newest = queryLong(c, newestToken());
         if (newest.isEmpty() || newest.getAsLong() == 0) {
             return 0;
         }
-        return update(c, "DELETE FROM " + table + "_token WHERE id < ? LIMIT " + batch, newest.getAsLong());
+        return update(c, purgeTokensBelow(batch), newest.getAsLong());
     }
 
     @Override
     <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
-        long previous = queryLong(c, "SELECT @@SESSION.innodb_lock_wait_timeout").orElse(50);
-        update(c, "SET SESSION innodb_lock_wait_timeout = ?", Math.max(1, (waitMillis(maxBlock) + 999) / 1000));
+        LockTableSql.SessionWait wait = sessionWait(maxBlock);
+        String previous = wait.readSetting(c);
+        wait.apply(c, wait.value());
         try {
             return call.run();
         } catch (SQLException e) {
@@ -166,7 +199,7 @@ class MySqlStatements extends Statements {
             }
             throw e;
         } finally {
-            update(c, "SET SESSION innodb_lock_wait_timeout = ?", previous);
+            wait.apply(c, previous);
         }
     }
 

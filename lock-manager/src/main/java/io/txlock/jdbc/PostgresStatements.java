@@ -49,6 +49,18 @@ final class PostgresStatements extends Statements {
     }
 
     @Override
+    String epochMicros() {
+        return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
+    }
+
+    /** {@code lock_timeout}, set for the rest of the transaction ({@code set_config(…, true)}): a rollback undoes it. */
+    @Override
+    LockTableSql.SessionWait sessionWait(Duration maxBlock) {
+        return new LockTableSql.SessionWait("SELECT current_setting('lock_timeout')",
+                "SELECT set_config('lock_timeout', '{}', true)", Math.max(1, waitMillis(maxBlock)) + "ms", true);
+    }
+
+    @Override
     String onConflictDoNothing() {
         return " ON CONFLICT (name) DO NOTHING";
     }

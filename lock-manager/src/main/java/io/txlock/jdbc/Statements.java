@@ -35,6 +35,7 @@ abstract class Statements {
     final String delete;
     final String retoken;
     final String inspect;
+    final String inspectRow;
     final String lockProbe;
     final String reapCandidates;
     final String reapDelete;
@@ -69,6 +70,8 @@ abstract class Statements {
         this.retoken = "UPDATE " + table + " SET version = " + nextToken() + " WHERE name = ? AND version = ?";
         this.inspect = "SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM " + table
                 + " WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + now() + ")";
+        this.inspectRow = "SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at"
+                + " FROM " + table + " WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + now() + ")";
         this.lockProbe = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE SKIP LOCKED";
         this.reapCandidates = "SELECT name FROM " + table + " WHERE expires_at < " + now()
                 + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
@@ -88,6 +91,35 @@ abstract class Statements {
 
     /** @return the next fencing token as an SQL expression, or {@code ?} if {@link #tokened} binds it first */
     abstract String nextToken();
+
+    /** @return the database clock ({@link #now()}) in microseconds since 1970-01-01 UTC, as an SQL expression */
+    abstract String epochMicros();
+
+    /** @return a query for the next fencing token and the database clock; run {@link #tokenInsert()} just before it */
+    String selectTokenAndNow() {
+        return "SELECT " + nextToken() + ", " + epochMicros();
+    }
+
+    /** @return a statement to run just before {@link #selectTokenAndNow()} in the same transaction, or null */
+    String tokenInsert() {
+        return null;
+    }
+
+    /** @return a query for the newest used token row (MySQL's token table), or null where tokens need no purging */
+    String newestToken() {
+        return null;
+    }
+
+    /** @return a delete of up to {@code batch} token rows below {@code ?} (MySQL's token table) */
+    String purgeTokensBelow(int batch) {
+        throw new UnsupportedOperationException("tokens come from a sequence");
+    }
+
+    /**
+     * @param maxBlock the longest wait
+     * @return how to bound every lock wait of the session, rather than of one statement
+     */
+    abstract LockTableSql.SessionWait sessionWait(Duration maxBlock);
 
     /** @return the start of an insert up to the table name; MySQL's ignores duplicate keys */
     String insertInto() {

@@ -1,0 +1,350 @@
+package io.txlock.jpa;
+
+import io.txlock.LockException;
+import io.txlock.LockInfo;
+import io.txlock.Strategy;
+import io.txlock.entity.MethodLock;
+import io.txlock.jdbc.JdbcDialect;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.Grant;
+import io.txlock.spi.LockProvider;
+import io.txlock.spi.LockRequest;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Locks as {@link MethodLock} entities, through plain JPA, with one of three {@link Strategy strategies}: the JDBC
+ * provider's algorithm and rows, for applications that hold an {@link EntityManager} rather than a connection.
+ *
+ * <pre>{@code
+ * // Jakarta EE: TRANSACTION scope joins the container's transaction through the injected EntityManager;
+ * // LEASE scope uses a RESOURCE_LOCAL persistence unit (a non-jta-data-source) of its own
+ * LockProvider provider = JpaLockProvider.builder(leaseUnit)       // EntityManagerFactory, RESOURCE_LOCAL
+ *         .entityManager(() -> entityManager)                      // @PersistenceContext EntityManager
+ *         .strategy(Strategy.SELECT_FOR_UPDATE)
+ *         .build();
+ * // Java SE with resource-local transactions: see JpaTransactions
+ * }</pre>
+ *
+ * <p>The persistence unit(s) must manage {@link MethodLock}, mapped to the lock table (DDL in the {@code txlock-sql}
+ * artifact). In {@link io.txlock.LockScope#TRANSACTION TRANSACTION} scope every statement runs through the caller's
+ * entity manager, inside the caller's transaction, so the lock and the business entities commit or roll back
+ * together; the row is freed just before commit. In LEASE scope the provider uses entity managers of its own.
+ *
+ * <p><b>Fencing tokens and {@code @Version}.</b> {@code MethodLock.version} is the fencing token. A grant takes
+ * the next token from the same sequence (MySQL/MariaDB: AUTO_INCREMENT table) as the JDBC provider, which no
+ * rollback takes back, and writes it with a JPQL bulk update guarded by the version it read or locked: that is
+ * JPA's optimistic version check, the compare-and-set of OPTIMISTIC_VERSION. JPA's own increment
+ * ({@code version + 1} on flush) is never used, because it could repeat a token after a rollback or collide with
+ * the sequence: the provider never flushes changes to a managed {@code MethodLock}; it only reads, locks,
+ * persists new rows and detaches them. Tokens therefore grow strictly per name, across both providers.
+ *
+ * <p><b>Clock and waits.</b> Leases are computed with the database clock, never the client's. A lock wait
+ * ({@code PESSIMISTIC_WRITE} with the standard lock-timeout hint) is bounded by the caller's wait through the
+ * session's lock timeout, as the JDBC provider does, because Hibernate 6.6 ignores positive timeout hints on
+ * PostgreSQL, H2 and MySQL and rounds them to whole seconds on MariaDB. A lock that is not granted in time is a
+ * {@code LockTimeoutException} to JPA, which leaves the caller's transaction usable; on PostgreSQL the attempt also
+ * runs in a savepoint so that the caller's transaction is not aborted.
+ *
+ * <p>A reaper thread deletes rows whose lease ran out, with the JDBC provider's statements, in small batches that
+ * skip locked rows, so it is safe on every node at once; {@link Builder#reaperPeriod} turns it off.
+ */
+public final class JpaLockProvider implements LockProvider {
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
+
+    private static final Logger log = LoggerFactory.getLogger(JpaLockProvider.class);
+
+    private final JpaAccess db;
+    private final Strategy strategy;
+    private final JpaStrategy steps;
+    private final int reaperBatch;
+    private final ScheduledExecutorService reaper;
+
+    private JpaLockProvider(Builder b) {
+        this.db = new JpaAccess(b.factory, b.callers, b.table, b.dialect);
+        this.strategy = b.strategy;
+        this.steps = switch (b.strategy) {
+            case SELECT_FOR_UPDATE -> new JpaSelectForUpdate(db);
+            case OPTIMISTIC_VERSION -> new JpaOptimisticVersion(db);
+            case UNIQUE_INSERT -> new JpaUniqueInsert(db);
+        };
+        this.reaperBatch = b.reaperBatch;
+        if (b.reaperPeriod.isZero()) {
+            this.reaper = null;
+        } else {
+            this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "txlock-jpa-reaper-" + b.table);
+                t.setDaemon(true);
+                return t;
+            });
+            long period = b.reaperPeriod.toMillis();
+            reaper.scheduleWithFixedDelay(this::reapQuietly, ThreadLocalRandom.current().nextLong(period) + 1, period,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * @param factory a RESOURCE_LOCAL entity manager factory managing {@link MethodLock}: the provider's own entity
+     *     managers for LEASE-scoped locks and for reads that must not join the caller's transaction
+     * @return a builder
+     */
+    public static Builder builder(EntityManagerFactory factory) {
+        return new Builder(factory);
+    }
+
+    /**
+     * A provider whose TRANSACTION-scoped locks join {@code transactions}' entity manager. Give the same
+     * {@code transactions} to {@code LockManager.Builder.transactions}.
+     *
+     * @param transactions resource-local transactions
+     * @return a builder
+     */
+    public static Builder builder(JpaTransactions transactions) {
+        return new Builder(transactions.factory()).entityManager(transactions::currentEntityManager);
+    }
+
+    /** @return the strategy */
+    public Strategy strategy() {
+        return strategy;
+    }
+
+    /** @return the lock table */
+    public String table() {
+        return db.table();
+    }
+
+    @Override
+    public String describe() {
+        JdbcDialect dialect = db.dialect();
+        return "jpa " + (dialect == null ? "" : dialect.name().toLowerCase(Locale.ROOT) + " ") + strategy + " on " + db.table();
+    }
+
+    /** @return true: row locks block waiters in the database, bounded by their wait */
+    @Override
+    public boolean blocksWhileWaiting() {
+        return true;
+    }
+
+    /** @return true: in TRANSACTION scope the lock's statements run through the caller's entity manager */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return true;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        if (!request.transactional()) {
+            return call("acquire '" + request.name() + "'", () -> steps.acquireLease(request));
+        }
+        try {
+            return steps.acquireInCallerTransaction(request);
+        } catch (LockException | IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw db.failure("acquire '" + request.name() + "' in the caller's transaction", e, true);
+        }
+    }
+
+    @Override
+    public void renew(Grant grant, Duration lease) {
+        JpaGrant g = mine(grant);
+        call("renew '" + g.name() + "'", () -> {
+            steps.renew(g, lease);
+            return null;
+        });
+    }
+
+    @Override
+    public void release(Grant grant) {
+        JpaGrant g = mine(grant);
+        call("release '" + g.name() + "'", () -> {
+            steps.release(g);
+            return null;
+        });
+    }
+
+    @Override
+    public void beforeCompletion(Grant grant) {
+        JpaGrant g = mine(grant);
+        call("free '" + g.name() + "' before commit", () -> {
+            steps.beforeCompletion(g);
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return call("inspect '" + name + "'", () -> steps.inspect(name));
+    }
+
+    /**
+     * Deletes every row whose lease ran out (dead holders, and rows of released locks), in batches that skip rows
+     * locked right now, with the JDBC provider's statements. The reaper thread calls it periodically; safe to call
+     * on every node at once, and next to JDBC providers' reapers.
+     *
+     * @return the number of rows deleted
+     */
+    public int reapExpired() {
+        int total = 0;
+        while (true) {
+            int deleted = call("reap expired locks", () -> db.reap(reaperBatch));
+            total += deleted;
+            if (deleted < reaperBatch) {
+                break;
+            }
+        }
+        call("purge used tokens", () -> {
+            db.purgeTokens(reaperBatch * 10);
+            return null;
+        });
+        return total;
+    }
+
+    private void reapQuietly() {
+        try {
+            int n = reapExpired();
+            if (n > 0) {
+                log.debug("reaped {} expired rows of {}", n, db.table());
+            }
+        } catch (RuntimeException e) {
+            log.warn("reaping {} failed, will retry: {}", db.table(), e.toString());
+        }
+    }
+
+    /** Stops the reaper. The entity manager factories stay open: they are the application's. */
+    @Override
+    public void close() {
+        if (reaper != null) {
+            reaper.shutdownNow();
+        }
+    }
+
+    private <T> T call(String what, Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (LockException | IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw db.failure(what, e);
+        }
+    }
+
+    private static JpaGrant mine(Grant grant) {
+        if (grant instanceof JpaGrant g) {
+            return g;
+        }
+        throw new IllegalArgumentException("not a grant of a JpaLockProvider: " + grant);
+    }
+
+    /** Configures a {@link JpaLockProvider}. */
+    public static final class Builder {
+        private final EntityManagerFactory factory;
+        private Supplier<EntityManager> callers;
+        private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
+        private String table = "method_lock";
+        private JdbcDialect dialect;
+        private Duration reaperPeriod = Duration.ofMinutes(1);
+        private int reaperBatch = 500;
+
+        private Builder(EntityManagerFactory factory) {
+            if (factory == null) {
+                throw new IllegalArgumentException("factory must not be null: pass a RESOURCE_LOCAL EntityManagerFactory"
+                        + " whose persistence unit manages io.txlock.entity.MethodLock");
+            }
+            this.factory = factory;
+        }
+
+        /**
+         * @param callers gives the calling thread's entity manager, joined to its transaction, for
+         *     TRANSACTION-scoped locks: {@code () -> entityManager} for a container-managed (injected) one
+         * @return this builder
+         */
+        public Builder entityManager(Supplier<EntityManager> callers) {
+            if (callers == null) {
+                throw new IllegalArgumentException("callers must not be null");
+            }
+            this.callers = callers;
+            return this;
+        }
+
+        /**
+         * @param strategy how to lock; {@link Strategy#SELECT_FOR_UPDATE} by default
+         * @return this builder
+         */
+        public Builder strategy(Strategy strategy) {
+            if (strategy == null) {
+                throw new IllegalArgumentException("strategy must be one of " + java.util.Arrays.toString(Strategy.values()));
+            }
+            this.strategy = strategy;
+            return this;
+        }
+
+        /**
+         * @param table the table {@link MethodLock} is mapped to (its {@code @Table}, or an {@code orm.xml}
+         *     override), a plain identifier; {@code method_lock} by default
+         * @return this builder
+         */
+        public Builder table(String table) {
+            if (table == null || !IDENTIFIER.matcher(table).matches()) {
+                throw new IllegalArgumentException("table must be a plain SQL identifier (a letter or _, then letters, digits"
+                        + " or _, at most 48 characters), the table MethodLock is mapped to; was '" + table + "'");
+            }
+            this.table = table;
+            return this;
+        }
+
+        /**
+         * @param dialect the database; detected with a query on first use by default
+         * @return this builder
+         */
+        public Builder dialect(JdbcDialect dialect) {
+            if (dialect == null) {
+                throw new IllegalArgumentException("dialect must not be null; leave it unset to detect it");
+            }
+            this.dialect = dialect;
+            return this;
+        }
+
+        /**
+         * @param period how often the reaper deletes expired rows; {@link Duration#ZERO} turns it off (for example
+         *     when a JDBC provider on the same table reaps already)
+         * @return this builder
+         */
+        public Builder reaperPeriod(Duration period) {
+            if (period == null || period.isNegative()) {
+                throw new IllegalArgumentException("reaperPeriod must be zero (off) or positive, was " + period);
+            }
+            this.reaperPeriod = period;
+            return this;
+        }
+
+        /**
+         * @param batch rows the reaper deletes per transaction; 500 by default
+         * @return this builder
+         */
+        public Builder reaperBatchSize(int batch) {
+            if (batch < 1 || batch > 100_000) {
+                throw new IllegalArgumentException("reaperBatchSize must be between 1 and 100000, was " + batch);
+            }
+            this.reaperBatch = batch;
+            return this;
+        }
+
+        /** @return the provider; it reaches the database only when first used */
+        public JpaLockProvider build() {
+            return new JpaLockProvider(this);
+        }
+    }
+}

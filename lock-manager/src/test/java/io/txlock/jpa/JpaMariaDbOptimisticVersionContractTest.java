@@ -1,0 +1,10 @@
+package io.txlock.jpa;
+
+import io.txlock.Strategy;
+import io.txlock.jdbc.TestDatabase;
+
+class JpaMariaDbOptimisticVersionContractTest extends JpaContractTest {
+    JpaMariaDbOptimisticVersionContractTest() {
+        super(TestDatabase.Kind.MARIADB, Strategy.OPTIMISTIC_VERSION);
+    }
+}

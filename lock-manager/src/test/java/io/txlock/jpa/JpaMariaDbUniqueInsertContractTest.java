@@ -1,0 +1,10 @@
+package io.txlock.jpa;
+
+import io.txlock.Strategy;
+import io.txlock.jdbc.TestDatabase;
+
+class JpaMariaDbUniqueInsertContractTest extends JpaContractTest {
+    JpaMariaDbUniqueInsertContractTest() {
+        super(TestDatabase.Kind.MARIADB, Strategy.UNIQUE_INSERT);
+    }
+}

@@ -1,0 +1,10 @@
+package io.txlock.jpa;
+
+import io.txlock.Strategy;
+import io.txlock.jdbc.TestDatabase;
+
+class JpaPostgresOptimisticVersionContractTest extends JpaContractTest {
+    JpaPostgresOptimisticVersionContractTest() {
+        super(TestDatabase.Kind.POSTGRESQL, Strategy.OPTIMISTIC_VERSION);
+    }
+}

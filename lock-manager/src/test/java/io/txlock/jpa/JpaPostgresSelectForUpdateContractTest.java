@@ -1,0 +1,10 @@
+package io.txlock.jpa;
+
+import io.txlock.Strategy;
+import io.txlock.jdbc.TestDatabase;
+
+class JpaPostgresSelectForUpdateContractTest extends JpaContractTest {
+    JpaPostgresSelectForUpdateContractTest() {
+        super(TestDatabase.Kind.POSTGRESQL, Strategy.SELECT_FOR_UPDATE);
+    }
+}

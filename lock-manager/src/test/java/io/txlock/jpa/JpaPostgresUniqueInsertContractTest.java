@@ -1,0 +1,10 @@
+package io.txlock.jpa;
+
+import io.txlock.Strategy;
+import io.txlock.jdbc.TestDatabase;
+
+class JpaPostgresUniqueInsertContractTest extends JpaContractTest {
+    JpaPostgresUniqueInsertContractTest() {
+        super(TestDatabase.Kind.POSTGRESQL, Strategy.UNIQUE_INSERT);
+    }
+}
