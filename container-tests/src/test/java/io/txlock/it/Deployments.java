@@ -28,10 +28,19 @@ final class Deployments {
      * @return the WAR, without its test class (Arquillian adds it)
      */
     static WebArchive war(String name, Package... packages) {
+        return war(name, new Class<?>[0]).addPackages(false, packages);
+    }
+
+    /**
+     * @param name the WAR's name
+     * @param classes the application's classes to deploy
+     * @return the WAR, without its test class (Arquillian adds it)
+     */
+    static WebArchive war(String name, Class<?>... classes) {
         ContainerDatabase db = ContainerDatabase.create();
         WebArchive war = ShrinkWrap.create(WebArchive.class, name + ".war")
                 .addClasses(Deployments.class, ContainerDatabase.class, DataSourceDefinitions.class)
-                .addPackages(false, packages)
+                .addClasses(classes)
                 .addAsLibraries(jar("txlock.jar.lock-manager"), jar("txlock.jar.sql"), jar("txlock.jar.jpa-entities"),
                         jar("txlock.jar.slf4j-api"), jar("txlock.jar.assertj"), jar(db.driverJarProperty()))
                 .add(new ByteArrayAsset(DataSourceDefinitions.compile(db)),

@@ -143,7 +143,7 @@ class JtaLockingIT {
                 CountDownLatch release = new CountDownLatch(1);
                 CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> {
                     try {
-                        return shortTransactions.lockAndOutliveTheTransaction(strategy, name, locked, release);
+                        return shortTransactions.lockAndOutliveTheTransaction(strategies.get(strategy), name, locked, release);
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }

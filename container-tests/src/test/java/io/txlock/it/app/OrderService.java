@@ -81,7 +81,7 @@ public class OrderService {
         handle.release();
     }
 
-    static void await(CountDownLatch latch) {
+    private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("not released within 60 s");

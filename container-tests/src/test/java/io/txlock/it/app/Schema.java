@@ -28,6 +28,9 @@ public class Schema {
                     + " lock_token BIGINT NOT NULL)");
             s.execute("CREATE INDEX orders_no_ix ON orders (order_no)");
             s.execute("CREATE TABLE counters (name VARCHAR(64) NOT NULL PRIMARY KEY, counter_value BIGINT NOT NULL)");
+            // the JPA entity of the JPA provider's tests
+            s.execute("CREATE TABLE placed_order (id VARCHAR(40) NOT NULL PRIMARY KEY, order_no VARCHAR(64) NOT NULL,"
+                    + " lock_token BIGINT NOT NULL)");
         } catch (SQLException e) {
             throw new IllegalStateException("could not create the test tables: " + e.getMessage(), e);
         }

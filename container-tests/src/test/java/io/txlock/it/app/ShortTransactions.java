@@ -1,14 +1,14 @@
 package io.txlock.it.app;
 
-import io.txlock.Strategy;
+import io.txlock.LockManager;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
-import jakarta.inject.Inject;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.UserTransaction;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /** Bean-managed transactions with a timeout, set portably through {@link UserTransaction}. */
 @Stateless
@@ -18,23 +18,22 @@ public class ShortTransactions {
     @Resource
     UserTransaction transaction;
 
-    @Inject
-    Strategies strategies;
-
     /**
      * Takes a lock in a transaction that times out after 2 s, keeps the thread until released, then tries to
      * commit.
      *
      * @return how the transaction ended: "rolled back" when it timed out
      */
-    public String lockAndOutliveTheTransaction(Strategy strategy, String name, CountDownLatch locked, CountDownLatch release)
+    public String lockAndOutliveTheTransaction(LockManager locks, String name, CountDownLatch locked, CountDownLatch release)
             throws Exception {
         transaction.setTransactionTimeout(2);
         transaction.begin();
         try {
-            strategies.get(strategy).acquire(name);
+            locks.acquire(name);
             locked.countDown();
-            OrderService.await(release);
+            if (!release.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("not released within 60 s");
+            }
             transaction.commit();
             return "committed";
         } catch (RollbackException e) {
