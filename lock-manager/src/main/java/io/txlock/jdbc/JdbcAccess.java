@@ -79,6 +79,21 @@ final class JdbcAccess {
         return d != null ? d : configuredDialect;
     }
 
+    /**
+     * Runs work on the caller's transactional connection, after making sure, where the dialect needs it, that
+     * the lock's row exists and is committed: on MySQL/MariaDB a row created inside a caller's transaction that
+     * then rolls back makes the transactions waiting for it deadlock. Needs connections of the provider's own
+     * (a lease datasource, or {@link JdbcTransactions}); without them the row is created in the caller's
+     * transaction, as the dialect's statements do.
+     */
+    <T> T onExistingRowInCallerTransaction(String name, SqlWork<T> work, String what) {
+        Statements st = statements();
+        if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
+            autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO), "create the row of '" + name + "' before locking it");
+        }
+        return inCallerTransaction(work, what);
+    }
+
     /** Runs work on the caller's transactional connection: the container enlists it; never commits. */
     <T> T inCallerTransaction(SqlWork<T> work, String what) {
         try (Connection c = transactional.getConnection()) {

@@ -61,6 +61,11 @@ class MySqlStatements extends Statements {
     }
 
     @Override
+    boolean rowsCreatedInACallerTransactionCanDeadlock() {
+        return true;
+    }
+
+    @Override
     boolean locksBeforeReading(boolean callerTx) {
         return callerTx;
     }

@@ -289,6 +289,34 @@ abstract class Statements {
         return readState(c, r.name());
     }
 
+    /**
+     * @return whether a row created inside a caller's transaction that then rolls back can deadlock the
+     *     transactions waiting for it (InnoDB turns their waits into gap locks), so that rows must be created
+     *     outside the caller's transaction
+     */
+    boolean rowsCreatedInACallerTransactionCanDeadlock() {
+        return false;
+    }
+
+    /**
+     * Creates a name's row FREE unless it exists, outside any caller's transaction.
+     *
+     * @param maxBlock how long to wait for another transaction's uncommitted row of the same name
+     * @return true when the row is there (created, or found); false if the wait ran out
+     */
+    boolean createFreeRow(Connection c, String name, Duration maxBlock) throws SQLException {
+        return bounded(c, maxBlock, false, () -> {
+            try {
+                tokened(c, render(insertFree, maxBlock, false), name);
+            } catch (SQLException e) {
+                if (!duplicateKey(e)) {
+                    throw e;
+                }
+            }
+            return Boolean.TRUE;
+        }) != null;
+    }
+
     /** @return whether {@link #readState(Connection, io.txlock.spi.LockRequest)} creates and locks a missing row first */
     boolean locksBeforeReading(boolean callerTx) {
         return false;
