@@ -1,6 +1,7 @@
 package io.txlock.jdbc;
 
 import io.txlock.LockBackendException;
+import io.txlock.spi.TransactionSupport;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -16,6 +17,8 @@ final class JdbcAccess {
 
     private final DataSource transactional;
     private final DataSource lease;
+    private final boolean separateLease;
+    private volatile TransactionSupport transactions;
     private final JdbcDialect configuredDialect;
     private final String table;
     private volatile Statements statements;
@@ -24,6 +27,7 @@ final class JdbcAccess {
     JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
         this.transactional = transactional;
         this.lease = lease;
+        this.separateLease = lease != transactional;
         this.configuredDialect = dialect;
         this.table = table;
     }
@@ -40,7 +44,7 @@ final class JdbcAccess {
                 if (s == null) {
                     JdbcDialect dialect = configuredDialect;
                     if (dialect == null) {
-                        dialect = autoCommitted(c -> JdbcDialect.detect(c.getMetaData()), "detect the database");
+                        dialect = detectDialect();
                     }
                     s = statementsFor(dialect, table);
                     this.dialect = dialect;
@@ -49,6 +53,15 @@ final class JdbcAccess {
             }
         }
         return s;
+    }
+
+    /** Reads the connection's metadata only: no statement, no commit, so it is safe inside any transaction. */
+    private JdbcDialect detectDialect() {
+        try (Connection c = lease.getConnection()) {
+            return JdbcDialect.detect(c.getMetaData());
+        } catch (SQLException e) {
+            throw failure("detect the database", e, false);
+        }
     }
 
     static Statements statementsFor(JdbcDialect dialect, String table) {
@@ -66,6 +79,21 @@ final class JdbcAccess {
         return d != null ? d : configuredDialect;
     }
 
+    /**
+     * Runs work on the caller's transactional connection, after making sure, where the dialect needs it, that
+     * the lock's row exists and is committed: on MySQL/MariaDB a row created inside a caller's transaction that
+     * then rolls back makes the transactions waiting for it deadlock. Needs connections of the provider's own
+     * (a lease datasource, or {@link JdbcTransactions}); without them the row is created in the caller's
+     * transaction, as the dialect's statements do.
+     */
+    <T> T onExistingRowInCallerTransaction(String name, SqlWork<T> work, String what) {
+        Statements st = statements();
+        if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
+            autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO), "create the row of '" + name + "' before locking it");
+        }
+        return inCallerTransaction(work, what);
+    }
+
     /** Runs work on the caller's transactional connection: the container enlists it; never commits. */
     <T> T inCallerTransaction(SqlWork<T> work, String what) {
         try (Connection c = transactional.getConnection()) {
@@ -77,7 +105,7 @@ final class JdbcAccess {
 
     /** Runs work in its own short transaction, committed before returning. */
     <T> T autoCommitted(SqlWork<T> work, String what) {
-        try (Connection c = lease.getConnection()) {
+        try (Connection c = ownConnection(what)) {
             if (c.getAutoCommit()) {
                 return work.run(c);
             }
@@ -98,7 +126,7 @@ final class JdbcAccess {
     <T> T inOwnTransaction(SqlWork<T> work, String what) {
         Connection c;
         try {
-            c = openTransaction();
+            c = openTransaction(what);
         } catch (SQLException e) {
             throw failure(what, e, false);
         }
@@ -117,9 +145,30 @@ final class JdbcAccess {
         }
     }
 
+    /**
+     * Deletes every row whose lease or retention ran out, in transactions of {@code batch} rows that skip rows
+     * locked right now, then purges used MySQL tokens.
+     *
+     * @return the number of rows deleted
+     */
+    int reapExpired(int batch) {
+        int total = 0;
+        while (true) {
+            int deleted = inOwnTransaction(c -> statements().reap(c, batch), "reap expired rows");
+            total += deleted;
+            if (deleted < batch) {
+                break;
+            }
+        }
+        if (statements() instanceof MySqlStatements mysql) {
+            autoCommitted(c -> mysql.purgeTokens(c, batch * 10), "purge used tokens");
+        }
+        return total;
+    }
+
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
-    Connection openTransaction() throws SQLException {
-        Connection c = lease.getConnection();
+    Connection openTransaction(String what) throws SQLException {
+        Connection c = ownConnection(what);
         try {
             c.setAutoCommit(false);
             return c;
@@ -129,7 +178,7 @@ final class JdbcAccess {
         }
     }
 
-    /** Ends a connection from {@link #openTransaction()}: rolls back, restores auto-commit, returns it to the pool. */
+    /** Ends a connection from {@link #openTransaction(String)}: rolls back, restores auto-commit, returns it to the pool. */
     static void endTransaction(Connection c) throws SQLException {
         try {
             c.rollback();
@@ -137,6 +186,42 @@ final class JdbcAccess {
         } finally {
             c.close();
         }
+    }
+
+    /**
+     * A connection for work outside the caller's transaction. When there is no lease datasource of its own, the
+     * main datasource must hand out a connection in auto-commit mode: one that is not, while the caller has a
+     * transaction, is enlisted in it (a JTA datasource), and LEASE work there would commit or roll back with the
+     * caller's transaction instead of on its own.
+     */
+    private Connection ownConnection(String what) throws SQLException {
+        Connection c = lease.getConnection();
+        try {
+            if (!separateLease && !c.getAutoCommit() && callerHasTransaction()) {
+                throw new IllegalStateException("cannot " + what + " outside the caller's transaction: the datasource's"
+                        + " connection is enlisted in the active transaction. LEASE-scoped locks and inspect() need"
+                        + " connections of their own while a JTA transaction is active: give the provider a datasource"
+                        + " that does not join JTA transactions with JdbcLockProvider.builder(ds).leaseDataSource(nonJta)"
+                        + " (in Jakarta EE, a @DataSourceDefinition with transactional = false on the same database), or"
+                        + " lock in TRANSACTION or AUTO scope");
+            }
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** Asks the transaction support found on the caller's thread; a thread that finds none does not cache that. */
+    private boolean callerHasTransaction() {
+        TransactionSupport t = transactions;
+        if (t == null) {
+            t = TransactionSupport.discover();
+            if (t != TransactionSupport.none()) {
+                transactions = t;
+            }
+        }
+        return t.current().isPresent();
     }
 
     static void rollbackQuietly(Connection c) {

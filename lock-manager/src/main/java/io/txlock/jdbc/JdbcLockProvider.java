@@ -151,18 +151,7 @@ public final class JdbcLockProvider implements LockProvider {
      * @return the number of rows deleted
      */
     public int reapExpired() {
-        int total = 0;
-        while (true) {
-            int deleted = db.inOwnTransaction(c -> db.statements().reap(c, reaperBatch), "reap expired locks");
-            total += deleted;
-            if (deleted < reaperBatch) {
-                break;
-            }
-        }
-        if (db.statements() instanceof MySqlStatements mysql) {
-            db.autoCommitted(c -> mysql.purgeTokens(c, reaperBatch * 10), "purge used tokens");
-        }
-        return total;
+        return db.reapExpired(reaperBatch);
     }
 
     private void reapQuietly() {

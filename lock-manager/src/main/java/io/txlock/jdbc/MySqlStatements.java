@@ -61,6 +61,11 @@ class MySqlStatements extends Statements {
     }
 
     @Override
+    boolean rowsCreatedInACallerTransactionCanDeadlock() {
+        return true;
+    }
+
+    @Override
     boolean locksBeforeReading(boolean callerTx) {
         return callerTx;
     }
@@ -111,6 +116,31 @@ class MySqlStatements extends Statements {
     @Override
     String insertInto() {
         return "INSERT IGNORE INTO ";
+    }
+
+    /**
+     * {@code ON DUPLICATE KEY UPDATE} locks a committed duplicate's row exclusively and reports it without an
+     * error (a plain {@code INSERT} or {@code INSERT IGNORE} takes a shared lock on it). The update must change
+     * the row: then the affected-row count tells a duplicate (2) from a new claim (1), whatever the driver's
+     * found-rows setting. {@code hold_count} thus counts the submissions that saw the claim, in committed
+     * transactions.
+     */
+    @Override
+    String insertClaim(String insert) {
+        return insert + " ON DUPLICATE KEY UPDATE hold_count = hold_count + 1";
+    }
+
+    /**
+     * InnoDB must never queue two claims behind an uncommitted one: when that one rolls back, its row vanishes and
+     * the queued record locks are inherited as gap locks by every waiter; each waiter's insert then waits for the
+     * others' gap lock, a deadlock (seen on MariaDB 10.11 under REPEATABLE READ, with {@code INSERT … ON DUPLICATE
+     * KEY UPDATE} as with a plain {@code INSERT}). So a claim asks with a lock wait of zero and, while the key's
+     * first claim is uncommitted, tries again after a short pause. MariaDB has a zero wait; MySQL's shortest is
+     * one second, so there a rollback within that second can still make a waiting duplicate a deadlock victim.
+     */
+    @Override
+    boolean claimPolls() {
+        return true;
     }
 
     @Override

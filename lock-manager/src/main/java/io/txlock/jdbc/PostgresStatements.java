@@ -65,6 +65,12 @@ final class PostgresStatements extends Statements {
         return " ON CONFLICT (name) DO NOTHING";
     }
 
+    /** A duplicate inserts nothing (0 rows), after waiting for an uncommitted claim's transaction to end. */
+    @Override
+    String insertClaim(String insert) {
+        return insert + " ON CONFLICT (name) DO NOTHING";
+    }
+
     @Override
     String upsertLock() {
         return "INSERT INTO " + table

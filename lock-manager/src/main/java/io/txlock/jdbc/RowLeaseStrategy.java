@@ -37,7 +37,7 @@ abstract class RowLeaseStrategy implements LockStrategy {
             return a == null ? Attempt.held() : a;
         };
         return r.transactional()
-                ? db.inCallerTransaction(attempt, "acquire '" + r.name() + "' in the caller's transaction")
+                ? db.onExistingRowInCallerTransaction(r.name(), attempt, "acquire '" + r.name() + "' in the caller's transaction")
                 : db.autoCommitted(attempt, "acquire '" + r.name() + "'");
     }
 

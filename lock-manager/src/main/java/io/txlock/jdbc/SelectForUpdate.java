@@ -13,7 +13,8 @@ import java.util.OptionalLong;
 /**
  * {@link io.txlock.Strategy#SELECT_FOR_UPDATE}: the lock is the row lock of the name's row. Waiters block in the
  * database, bounded by their wait. In TRANSACTION scope the row lock belongs to the caller's transaction and is
- * taken by one upsert that creates the row if it is missing (see each dialect's {@code upsertLock}). In LEASE
+ * taken by one upsert that creates the row if it is missing (see each dialect's {@code upsertLock}; on
+ * MySQL/MariaDB the row is first created outside it, see {@link JdbcAccess#onExistingRowInCallerTransaction}). In LEASE
  * scope it belongs to a connection whose transaction stays open until release (a rollback) or until the
  * database notices the connection died; there a missing row is first created, committed and FREE, so that
  * other nodes can see the row is locked.
@@ -29,7 +30,7 @@ final class SelectForUpdate implements LockStrategy {
     @Override
     public Attempt tryAcquire(LockRequest r) {
         if (r.transactional()) {
-            OptionalLong token = db.inCallerTransaction(c -> retoken(c, r.name(), lockRow(c, r, true)),
+            OptionalLong token = db.onExistingRowInCallerTransaction(r.name(), c -> retoken(c, r.name(), lockRow(c, r, true)),
                     "lock the row of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
@@ -37,7 +38,7 @@ final class SelectForUpdate implements LockStrategy {
         }
         Connection c;
         try {
-            c = db.openTransaction();
+            c = db.openTransaction("lock '" + r.name() + "' in LEASE scope");
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "'", e, false);
         }
@@ -45,7 +46,7 @@ final class SelectForUpdate implements LockStrategy {
             OptionalLong token = lockExistingRow(c, r);
             if (token != null && token.isEmpty()) {
                 c.rollback();
-                if (createFreeRow(c, r) != null) {
+                if (db.statements().createFreeRow(c, r.name(), r.maxBlock())) {
                     c.commit();
                     token = lockExistingRow(c, r);
                 }
@@ -75,25 +76,6 @@ final class SelectForUpdate implements LockStrategy {
             throw new SQLException("the row of '" + name + "' changed under its row lock");
         }
         return held;
-    }
-
-    /**
-     * Creates the missing row, committed and FREE, so that others see it locked once locked.
-     *
-     * @return empty when created or already there; null if another transaction's uncommitted row kept us waiting
-     */
-    private OptionalLong createFreeRow(Connection c, LockRequest r) throws SQLException {
-        Statements st = db.statements();
-        return st.bounded(c, r.maxBlock(), false, () -> {
-            try {
-                st.tokened(c, st.render(st.insertFree, r.maxBlock(), false), r.name());
-            } catch (SQLException e) {
-                if (!st.duplicateKey(e)) {
-                    throw e;
-                }
-            }
-            return OptionalLong.empty();
-        });
     }
 
     /** @return the token; empty if the row is missing; null if the wait ran out */

@@ -39,6 +39,7 @@ abstract class Statements {
     final String lockProbe;
     final String reapCandidates;
     final String reapDelete;
+    final String claim;
 
     /** Where a waiting statement gets its lock-wait bound; see {@link #render}. */
     static final String WAIT = "{wait}";
@@ -75,6 +76,8 @@ abstract class Statements {
         this.reapCandidates = "SELECT name FROM " + table + " WHERE expires_at < " + now()
                 + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
         this.reapDelete = "DELETE FROM " + table + " WHERE name = ? AND expires_at < " + now();
+        this.claim = insertClaim("INSERT INTO " + table + columns + " VALUES (0, ?, 'HELD', ?, ?, 1, " + now() + ", "
+                + nowPlusMillis() + ", " + now() + ")" + WAIT);
     }
 
     /** @return the database clock: the server's current time, never the client's */
@@ -126,6 +129,44 @@ abstract class Statements {
     /** @return a clause that turns a duplicate-key insert into "no row" without an error, or "" */
     String onConflictDoNothing() {
         return "";
+    }
+
+    /**
+     * The claim statement of {@link JdbcClaims}: {@code insert} (a claim row: HELD, owner {@code ?}, token 0,
+     * expiring after {@code ?} milliseconds of retention), turned into an insert that, on a duplicate key, waits
+     * for an uncommitted claim's transaction and then reports the duplicate without failing the caller's
+     * transaction. It must report one changed row for a new claim and any other count (or a duplicate-key error)
+     * for a duplicate: see {@link #claim(Connection, String, Object...)}.
+     *
+     * @param insert {@code INSERT INTO table (…) VALUES (…)} followed by {@link #WAIT}
+     * @return the statement; by default {@code insert} itself, whose duplicate-key error means "claimed before"
+     */
+    String insertClaim(String insert) {
+        return insert;
+    }
+
+    /**
+     * @return whether a claim must not wait in the database for a concurrent claim's transaction, but try again
+     *     without waiting until it ended; see {@link MySqlStatements#claimPolls()}
+     */
+    boolean claimPolls() {
+        return false;
+    }
+
+    /**
+     * Runs a claim statement.
+     *
+     * @return true if this statement inserted the claim, false if the key was claimed before
+     */
+    boolean claim(Connection c, String sql, Object... params) throws SQLException {
+        try {
+            return update(c, sql, params) == 1;
+        } catch (SQLException e) {
+            if (duplicateKey(e)) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     /**
@@ -246,6 +287,34 @@ abstract class Statements {
      */
     RowState readState(Connection c, io.txlock.spi.LockRequest r) throws SQLException {
         return readState(c, r.name());
+    }
+
+    /**
+     * @return whether a row created inside a caller's transaction that then rolls back can deadlock the
+     *     transactions waiting for it (InnoDB turns their waits into gap locks), so that rows must be created
+     *     outside the caller's transaction
+     */
+    boolean rowsCreatedInACallerTransactionCanDeadlock() {
+        return false;
+    }
+
+    /**
+     * Creates a name's row FREE unless it exists, outside any caller's transaction.
+     *
+     * @param maxBlock how long to wait for another transaction's uncommitted row of the same name
+     * @return true when the row is there (created, or found); false if the wait ran out
+     */
+    boolean createFreeRow(Connection c, String name, Duration maxBlock) throws SQLException {
+        return bounded(c, maxBlock, false, () -> {
+            try {
+                tokened(c, render(insertFree, maxBlock, false), name);
+            } catch (SQLException e) {
+                if (!duplicateKey(e)) {
+                    throw e;
+                }
+            }
+            return Boolean.TRUE;
+        }) != null;
     }
 
     /** @return whether {@link #readState(Connection, io.txlock.spi.LockRequest)} creates and locks a missing row first */

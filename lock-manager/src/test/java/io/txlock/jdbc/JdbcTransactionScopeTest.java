@@ -154,6 +154,71 @@ class JdbcTransactionScopeTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aProviderFirstUsedInsideATransactionDetectsItsDatabaseWithoutCommitting(TestDatabase db, Strategy strategy)
+            throws Exception {
+        JdbcTransactions tx = JdbcTransactions.over(db.dataSource());
+        try (LockManager locks = LockManager.builder(JdbcLockProvider.builder(tx.dataSource()).strategy(strategy)
+                .reaperPeriod(Duration.ZERO).build()).transactions(tx).build()) {
+            String order = "detect-" + strategy;
+            tx.inTransaction(c -> {
+                insertOrder(c, order, locks.acquire("order:" + order).fencingToken());
+                return null;
+            });
+            assertThat(orderToken(db, order)).isPresent();
+        }
+    }
+
+    /**
+     * The first use of a name, rolled back while three other nodes wait for it: on MariaDB, had the row been
+     * created inside the holder's transaction, the rollback would turn the waiters' locks into gap locks and two
+     * of them would deadlock. Every waiter must get the lock in turn, none may be a deadlock victim.
+     */
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aFirstUseRolledBackWhileOthersWaitDeadlocksNobody(TestDatabase db, Strategy strategy) throws Exception {
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            nodes.add(Node.on(db, strategy));
+        }
+        try {
+            for (int round = 0; round < 5; round++) {
+                String name = "first-use-" + strategy + "-" + round;
+                CountDownLatch locked = new CountDownLatch(1);
+                CountDownLatch waitersStarted = new CountDownLatch(3);
+                CompletableFuture<Void> first = CompletableFuture.runAsync(() -> call(() -> {
+                    try {
+                        return nodes.get(0).tx().inTransaction(c -> {
+                            nodes.get(0).locks().acquire(name);
+                            locked.countDown();
+                            assertThat(waitersStarted.await(30, TimeUnit.SECONDS)).isTrue();
+                            Thread.sleep(300); // give the waiters time to queue on the row in the database
+                            throw new IllegalStateException("rolled back on purpose");
+                        });
+                    } catch (IllegalStateException expected) {
+                        return null;
+                    }
+                }));
+                assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
+                List<CompletableFuture<Long>> waiters = new ArrayList<>();
+                for (int i = 1; i < 4; i++) {
+                    Node node = nodes.get(i);
+                    waiters.add(CompletableFuture.supplyAsync(() -> call(() -> node.tx().inTransaction(c -> {
+                        waitersStarted.countDown();
+                        return node.locks().acquire(name, LockOptions.defaults().withWait(Duration.ofSeconds(30))).fencingToken();
+                    }))));
+                }
+                first.get(60, TimeUnit.SECONDS);
+                for (CompletableFuture<Long> waiter : waiters) {
+                    assertThat(waiter.get(60, TimeUnit.SECONDS)).as("round %d", round).isPositive();
+                }
+            }
+        } finally {
+            nodes.forEach(Node::close);
+        }
+    }
+
     private static void insertOrder(Connection c, String orderNo, long token) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (order_no, lock_token) VALUES (?, ?)")) {
             ps.setString(1, orderNo);

@@ -1,0 +1,58 @@
+package io.txlock.it.app;
+
+import io.txlock.cdi.Locked;
+import io.txlock.jdbc.JdbcClaims;
+import jakarta.ejb.ApplicationException;
+import jakarta.ejb.Stateless;
+import jakarta.inject.Inject;
+
+/** The seeds' case: order submissions that must store each order once, however often it is submitted. */
+@Stateless
+public class Submissions {
+
+    @Inject
+    JdbcClaims claims;
+
+    @Inject
+    Orders orders;
+
+    /**
+     * Claims the order number in this transaction and stores the order; fails after storing if declined.
+     *
+     * @return true if stored, false if a duplicate of a stored order
+     */
+    public boolean submit(String orderNo, boolean declined) {
+        if (!claims.claim("order-submitted:" + orderNo)) {
+            return false;
+        }
+        orders.insert(orderNo, 0);
+        if (declined) {
+            throw new PaymentDeclined();
+        }
+        return true;
+    }
+
+    /**
+     * The lock variant: lock the order number for this transaction, then look for the order.
+     *
+     * @return true if stored, false if a duplicate of a stored order
+     */
+    @Locked("order:{orderNo}")
+    public boolean submitUnderLock(String orderNo) {
+        if (orders.count(orderNo) > 0) {
+            return false;
+        }
+        orders.insert(orderNo, 0);
+        return true;
+    }
+
+    /** The payment was declined: the submission rolls back. */
+    @ApplicationException(rollback = true)
+    public static class PaymentDeclined extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public PaymentDeclined() {
+            super("payment declined");
+        }
+    }
+}

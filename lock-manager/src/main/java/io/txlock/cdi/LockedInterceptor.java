@@ -1,0 +1,91 @@
+package io.txlock.cdi;
+
+import io.txlock.LockHandle;
+import io.txlock.LockManager;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import java.io.Serializable;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The interceptor of {@link Locked}: acquires the method's lock from the application's {@link LockManager} bean,
+ * calls the method, and releases the lock (or, in a transaction, leaves it to the transaction's end). Enabled for
+ * the whole application by {@link TxlockExtension}; it runs inside the transaction interceptors.
+ */
+@Locked("")
+@Interceptor
+@Priority(Interceptor.Priority.LIBRARY_BEFORE + 100)
+public class LockedInterceptor implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Compiled annotations per class, so that an undeployed application's classes are not kept. */
+    private static final ClassValue<Map<Method, LockedMethod>> COMPILED = new ClassValue<>() {
+        @Override
+        protected Map<Method, LockedMethod> computeValue(Class<?> type) {
+            return new ConcurrentHashMap<>();
+        }
+    };
+
+    /** The application's manager, resolved at the first call so that a missing one can be explained. */
+    @Inject
+    private Instance<LockManager> managers;
+
+    /** For CDI. */
+    public LockedInterceptor() {
+    }
+
+    /**
+     * @param invocation the intercepted call
+     * @return what the method returned
+     * @throws Exception what the method threw, or a {@link io.txlock.LockException} if the lock was not granted
+     */
+    @AroundInvoke
+    public Object lock(InvocationContext invocation) throws Exception {
+        Method method = invocation.getMethod();
+        LockedMethod locked = COMPILED.get(method.getDeclaringClass())
+                .computeIfAbsent(method, m -> compile(m, invocation));
+        LockManager locks = manager(method);
+        try (LockHandle lock = locks.acquire(locked.name(invocation.getParameters()), locked.options(locks.defaults()))) {
+            return invocation.proceed();
+        }
+    }
+
+    private static LockedMethod compile(Method method, InvocationContext invocation) {
+        Locked onMethod = method.getAnnotation(Locked.class);
+        if (onMethod != null) {
+            return LockedMethod.compile(onMethod, method, where(method));
+        }
+        Locked onClass = method.getDeclaringClass().getAnnotation(Locked.class);
+        for (Class<?> c = invocation.getTarget().getClass(); onClass == null && c != null; c = c.getSuperclass()) {
+            onClass = c.getAnnotation(Locked.class); // the target may be a container subclass of the bean class
+        }
+        if (onClass == null) {
+            throw new IllegalStateException("@Locked interceptor called for " + where(method) + ", which has no @Locked");
+        }
+        return LockedMethod.compile(onClass, null, method.getDeclaringClass().getName());
+    }
+
+    private LockManager manager(Method method) {
+        if (managers.isUnsatisfied()) {
+            throw new IllegalStateException("@Locked on " + where(method) + " needs a LockManager bean: add a producer,"
+                    + " e.g. @Produces @ApplicationScoped LockManager locks() { return LockManager.builder("
+                    + "JdbcLockProvider.builder(dataSource).build()).build(); }");
+        }
+        if (managers.isAmbiguous()) {
+            throw new IllegalStateException("@Locked on " + where(method) + " uses the application's LockManager bean with"
+                    + " the @Default qualifier, and there are several: give the others a qualifier");
+        }
+        return managers.get();
+    }
+
+    static String where(Method method) {
+        return method.getDeclaringClass().getName() + "." + method.getName();
+    }
+}
