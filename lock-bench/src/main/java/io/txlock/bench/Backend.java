@@ -35,6 +35,15 @@ public interface Backend extends AutoCloseable {
      */
     Optional<RawLocks> openRaw(String strategy);
 
+    /**
+     * @param site a site of this backend
+     * @param wait how long a claim waits for a concurrent claim of the same key
+     * @return txlock's idempotency claims in the site's business database, if this backend is that database
+     */
+    default Optional<io.txlock.jdbc.JdbcClaims> claims(Site site, java.time.Duration wait) {
+        return Optional.empty();
+    }
+
     /** @return what a worker JVM needs to reach this backend's namespace */
     BackendSpec childSpec();
 

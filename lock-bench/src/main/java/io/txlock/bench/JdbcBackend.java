@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockManager;
 import io.txlock.Strategy;
+import io.txlock.jdbc.JdbcClaims;
 import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
 import io.txlock.jdbc.JdbcLockSchema;
@@ -41,6 +42,7 @@ final class JdbcBackend implements Backend {
     private final String user;
     private final String password;
     private final Set<Strategy> tablesCreated = EnumSet.noneOf(Strategy.class);
+    private int claimTables;
     private final Connection keepAlive;
     private final String describe;
     private final int poolSize;
@@ -191,6 +193,17 @@ final class JdbcBackend implements Backend {
         }
         JdbcLockSchema.create(pool(), dialect, lockTable(strategy));
         tablesCreated.add(strategy);
+    }
+
+    /**
+     * Claims live in a table of their own, made from the lock table's DDL, a new one per call: a committed claim
+     * refuses its key for days, and every run numbers its orders from the same start.
+     */
+    @Override
+    public synchronized Optional<JdbcClaims> claims(Site site, Duration wait) {
+        String table = "claims_" + ++claimTables;
+        JdbcLockSchema.create(pool(), dialect, table);
+        return Optional.of(JdbcClaims.builder(site.transactions()).table(table).dialect(dialect).waitTime(wait).build());
     }
 
     @Override

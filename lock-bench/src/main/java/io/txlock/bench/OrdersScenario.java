@@ -4,6 +4,7 @@ import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
+import io.txlock.jdbc.JdbcClaims;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -25,7 +26,9 @@ import org.HdrHistogram.Histogram;
  * the order table, then INSERT, in one transaction): under MariaDB's REPEATABLE READ that takes gap locks that
  * serialise and deadlock concurrent submissions; on PostgreSQL and H2 it locks nothing and lets duplicates in.
  * txlock's way takes a TRANSACTION-scoped lock on the order's key inside the order's own transaction, then reads
- * and inserts without locking reads. A failed submission (deadlock, lock wait timeout) is retried after a short
+ * and inserts without locking reads. On a database backend, txlock's idempotency claims ({@link JdbcClaims}, shown
+ * as strategy {@value #CLAIM}) run too: one claim of the key in the order's transaction replaces both the lock and
+ * the read. A failed submission (deadlock, lock wait timeout) is retried after a short
  * random pause, up to {@code --retries} times.
  */
 final class OrdersScenario implements Scenario {
@@ -36,7 +39,10 @@ final class OrdersScenario implements Scenario {
 
     private static final AtomicInteger TABLES = new AtomicInteger();
 
-    private enum Way { TXLOCK, SEED }
+    /** The strategy name under which the claim way is reported. */
+    static final String CLAIM = "CLAIM";
+
+    private enum Way { TXLOCK, CLAIM, SEED }
 
     private enum Outcome { STORED, REFUSED }
 
@@ -55,25 +61,35 @@ final class OrdersScenario implements Scenario {
         Measurement seed = measure(backend, strategies.get(0), Way.SEED, config, progress);
         List<ScenarioResult> results = new ArrayList<>();
         for (String strategy : strategies) {
-            Measurement txlock = measure(backend, strategy, Way.TXLOCK, config, progress);
-            List<String> failures = new ArrayList<>();
-            if (!txlock.verdict().passed()) {
-                failures.add("txlock: checker " + txlock.verdict().summary());
-                txlock.verdict().examples().forEach(e -> failures.add("txlock: " + e));
-            }
-            if (txlock.count("duplicates") > 0) {
-                failures.add("txlock: " + txlock.count("duplicates") + " orders stored more than once");
-            }
-            if (txlock.count("not stored") > 0) {
-                failures.add("txlock: " + txlock.count("not stored") + " orders never stored (every attempt failed)");
-            }
-            boolean applies = (backend.kind() == BackendKind.MARIADB || backend.kind() == BackendKind.MYSQL)
-                    && config.clients() >= TARGET_CLIENTS;
-            Ratio ratio = new Ratio("txlock/seed throughput", txlock.throughput() / seed.throughput(), TARGET, true, applies);
-            results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), List.of(txlock, seed), ratio,
-                    null, failures));
+            results.add(result(backend, strategy, measure(backend, strategy, Way.TXLOCK, config, progress), seed, config));
+        }
+        if (hasClaims(backend)) {
+            results.add(result(backend, CLAIM, measure(backend, strategies.get(0), Way.CLAIM, config, progress), seed, config));
         }
         return results;
+    }
+
+    private static boolean hasClaims(Backend backend) {
+        return backend.kind().isJdbc();
+    }
+
+    private ScenarioResult result(Backend backend, String strategy, Measurement txlock, Measurement seed, BenchConfig config) {
+        List<String> failures = new ArrayList<>();
+        if (!txlock.verdict().passed()) {
+            failures.add("txlock: checker " + txlock.verdict().summary());
+            txlock.verdict().examples().forEach(e -> failures.add("txlock: " + e));
+        }
+        if (txlock.count("duplicates") > 0) {
+            failures.add("txlock: " + txlock.count("duplicates") + " orders stored more than once");
+        }
+        if (txlock.count("not stored") > 0) {
+            failures.add("txlock: " + txlock.count("not stored") + " orders never stored (every attempt failed)");
+        }
+        boolean applies = (backend.kind() == BackendKind.MARIADB || backend.kind() == BackendKind.MYSQL)
+                && config.clients() >= TARGET_CLIENTS;
+        Ratio ratio = new Ratio("txlock/seed throughput", txlock.throughput() / seed.throughput(), TARGET, true, applies);
+        return new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), List.of(txlock, seed), ratio, null,
+                failures);
     }
 
     private static String settings(BenchConfig config) {
@@ -88,9 +104,14 @@ final class OrdersScenario implements Scenario {
             DataSource db = site.transactions().target();
             OrderBook book = OrderBook.create(db, site.dialect(), "orders_" + way.name().toLowerCase(java.util.Locale.ROOT)
                     + "_" + TABLES.incrementAndGet());
-            progress.phase(backend.kind().cliName() + (way == Way.TXLOCK ? " " + strategy : "") + " · orders · "
-                    + (way == Way.TXLOCK ? "txlock" : "seed"), config.timing().totalNanos());
-            Run run = new Run(site, book, way, config, progress, backend.kind().isJdbc());
+            String label = switch (way) {
+                case TXLOCK -> " " + strategy + " · orders · txlock";
+                case CLAIM -> " " + CLAIM + " · orders · txlock";
+                case SEED -> " · orders · seed";
+            };
+            progress.phase(backend.kind().cliName() + label, config.timing().totalNanos());
+            JdbcClaims claims = way == Way.CLAIM ? backend.claims(site, config.waitTime()).orElseThrow() : null;
+            Run run = new Run(site, book, way, claims, config, progress, backend.kind().isJdbc());
             run.execute();
             return run.measurement(book.rowsPerOrder(db));
         }
@@ -115,11 +136,13 @@ final class OrdersScenario implements Scenario {
         private final Histogram latency = Latency.histogram();
         private final Histogram acquire = Latency.histogram();
         private final boolean lockInDatabase;
+        private final JdbcClaims claims;
         private long from;
         private long to;
 
-        Run(Site site, OrderBook book, Way way, BenchConfig config, Progress progress, boolean lockInDatabase) {
+        Run(Site site, OrderBook book, Way way, JdbcClaims claims, BenchConfig config, Progress progress, boolean lockInDatabase) {
             this.lockInDatabase = lockInDatabase;
+            this.claims = claims;
             this.site = site;
             this.book = book;
             this.way = way;
@@ -160,7 +183,11 @@ final class OrdersScenario implements Scenario {
                 Outcome outcome = null;
                 for (int attempt = 0; attempt <= config.retries() && outcome == null; attempt++) {
                     try {
-                        outcome = way == Way.TXLOCK ? viaTxlock(client, node, orderNo, mineAcquire) : viaSeed(client, orderNo, mineAcquire);
+                        outcome = switch (way) {
+                            case TXLOCK -> viaTxlock(client, node, orderNo, mineAcquire);
+                            case CLAIM -> viaClaim(client, orderNo, mineAcquire);
+                            case SEED -> viaSeed(client, orderNo, mineAcquire);
+                        };
                     } catch (Exception e) {
                         SqlFailure kind = SqlFailure.of(e);
                         failures.get(kind).increment();
@@ -218,6 +245,39 @@ final class OrdersScenario implements Scenario {
             } finally {
                 if (times[1] != 0) {
                     record(client, name, token[0], times, acquired);
+                }
+            }
+        }
+
+        /**
+         * txlock's claim: one claim of the order's key in the order's transaction; the winner inserts, a duplicate is
+         * refused (after waiting for a concurrent claim of the same key to commit or roll back). Only the winner has
+         * a critical section, from its claim to its commit.
+         */
+        private Outcome viaClaim(int client, long orderNo, Histogram claimed) throws Exception {
+            String key = "order:" + orderNo;
+            long[] times = new long[3];
+            try {
+                return site.transactions().inTransaction(c -> {
+                    times[0] = System.nanoTime();
+                    boolean won = claims.claim(key);
+                    long after = System.nanoTime();
+                    Latency.record(claimed, after - times[0]);
+                    if (!won) {
+                        return Outcome.REFUSED;
+                    }
+                    times[1] = after;
+                    try {
+                        book.insert(c, orderNo, null);
+                        return Outcome.STORED;
+                    } finally {
+                        times[2] = System.nanoTime();
+                    }
+                });
+            } finally {
+                if (times[1] != 0) {
+                    sections.add(new CriticalSection(client, key, CriticalSection.NO_TOKEN, times[0], times[1], times[2],
+                            System.nanoTime()));
                 }
             }
         }
@@ -295,14 +355,16 @@ final class OrdersScenario implements Scenario {
                         + " gap locks, which do not exclude each other, and then deadlock on INSERT");
             }
             double seconds = (to - from) / 1e9;
-            String describe = way == Way.TXLOCK
-                    ? lockInDatabase
-                            ? "TRANSACTION-scoped lock on 'order:<no>' in the order's transaction, plain SELECT, INSERT, COMMIT"
-                            : "TRANSACTION-scoped lock on 'order:<no>' bound to the order's transaction (released by the core"
-                                    + " after COMMIT), plain SELECT, INSERT, COMMIT; orders in embedded H2"
-                    : "SELECT id FROM order WHERE order_no = ? FOR UPDATE, INSERT if missing, COMMIT"
-                            + (lockInDatabase ? "" : "; orders in embedded H2");
-            return new Measurement(way == Way.TXLOCK ? "txlock" : "seed", describe, measuredOps.sum(), seconds,
+            String describe = switch (way) {
+                case TXLOCK -> lockInDatabase
+                        ? "TRANSACTION-scoped lock on 'order:<no>' in the order's transaction, plain SELECT, INSERT, COMMIT"
+                        : "TRANSACTION-scoped lock on 'order:<no>' bound to the order's transaction (released by the core"
+                                + " after COMMIT), plain SELECT, INSERT, COMMIT; orders in embedded H2";
+                case CLAIM -> "JdbcClaims.claim('order:<no>') in the order's transaction, INSERT if claimed, COMMIT";
+                case SEED -> "SELECT id FROM order WHERE order_no = ? FOR UPDATE, INSERT if missing, COMMIT"
+                        + (lockInDatabase ? "" : "; orders in embedded H2");
+            };
+            return new Measurement(way == Way.SEED ? "seed" : "txlock", describe, measuredOps.sum(), seconds,
                     measuredOps.sum() / seconds, Latency.of(latency), Latency.of(acquire), Latency.none(), verdict, counts, notes);
         }
     }

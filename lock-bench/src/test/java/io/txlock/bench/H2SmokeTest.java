@@ -19,7 +19,7 @@ class H2SmokeTest {
 
         assertThat(report.errors()).isEmpty();
         assertThat(report.results()).extracting(r -> r.scenario() + " " + r.strategy()).containsExactly(
-                "orders SELECT_FOR_UPDATE", "orders OPTIMISTIC_VERSION", "orders UNIQUE_INSERT",
+                "orders SELECT_FOR_UPDATE", "orders OPTIMISTIC_VERSION", "orders UNIQUE_INSERT", "orders CLAIM",
                 "counter SELECT_FOR_UPDATE", "counter OPTIMISTIC_VERSION", "counter UNIQUE_INSERT",
                 "keys SELECT_FOR_UPDATE", "keys OPTIMISTIC_VERSION", "keys UNIQUE_INSERT",
                 "handoff SELECT_FOR_UPDATE", "handoff OPTIMISTIC_VERSION", "handoff UNIQUE_INSERT");
