@@ -20,6 +20,13 @@ import java.util.OptionalLong;
  */
 abstract class Statements {
 
+    /**
+     * How long the reaper keeps a FREE row after its last release: deleting the row of a name in use would make
+     * its next acquire create it again, and a zero-wait acquire could meet the reaper's row lock. Rows of
+     * holders whose lease ran out, and expired claims, go as soon as they expire.
+     */
+    static final Duration FREE_RETENTION = Duration.ofMinutes(1);
+
     /** One lock wait never lasts longer than this; the core's loop waits again if the caller's wait is longer. */
     static final Duration MAX_SINGLE_WAIT = Duration.ofMinutes(10);
 
@@ -73,9 +80,11 @@ abstract class Statements {
         this.inspectRow = "SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at"
                 + " FROM " + table + " WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + now() + ")";
         this.lockProbe = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE SKIP LOCKED";
-        this.reapCandidates = "SELECT name FROM " + table + " WHERE expires_at < " + now()
+        String reapable = "expires_at < " + now() + " AND (state = 'HELD' OR expires_at < "
+                + nowPlusMillis().replace("?", Long.toString(-FREE_RETENTION.toMillis())) + ")";
+        this.reapCandidates = "SELECT name FROM " + table + " WHERE " + reapable
                 + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
-        this.reapDelete = "DELETE FROM " + table + " WHERE name = ? AND expires_at < " + now();
+        this.reapDelete = "DELETE FROM " + table + " WHERE name = ? AND " + reapable;
         this.claim = insertClaim("INSERT INTO " + table + columns + " VALUES (0, ?, 'HELD', ?, ?, 1, " + now() + ", "
                 + nowPlusMillis() + ", " + now() + ")" + WAIT);
     }
