@@ -55,9 +55,13 @@ final class JdbcAccess {
         return s;
     }
 
-    /** Reads the connection's metadata only: no statement, no commit, so it is safe inside any transaction. */
+    /**
+     * Reads the connection's metadata only: no statement, no commit, so it is safe inside any transaction. Asks the
+     * transactional datasource, which inside a transaction hands back the caller's own connection: a first use
+     * inside a transaction needs no second connection (a pool sized to its clients would starve waiting for it).
+     */
     private JdbcDialect detectDialect() {
-        try (Connection c = lease.getConnection()) {
+        try (Connection c = transactional.getConnection()) {
             return JdbcDialect.detect(c.getMetaData());
         } catch (SQLException e) {
             throw failure("detect the database", e, false);
