@@ -8,8 +8,9 @@ import java.util.Set;
 
 /**
  * H2 2.x. Tokens come from {@code <table>_token_seq}; the new token is read back through
- * {@code FINAL TABLE}. The row lock is taken with {@code MERGE … KEY (name)}. Lock waits are bounded by the
- * session's {@code LOCK_TIMEOUT} ({@link #sessionWait}), set for the call and restored after it.
+ * {@code FINAL TABLE}. The row lock of {@code SELECT_FOR_UPDATE} is a {@code SELECT … FOR UPDATE WAIT} that draws
+ * the token in its select list. Other lock waits are bounded by the session's {@code LOCK_TIMEOUT}
+ * ({@link #sessionWait}), set for the call and restored after it.
  */
 final class H2Statements extends Statements {
 
@@ -18,8 +19,12 @@ final class H2Statements extends Statements {
             40001, // DEADLOCK_1
             90131); // CONCURRENT_UPDATE_1
 
+    /** H2 computes the select list of a locking read after it locked the row. */
+    private final String lockRow;
+
     H2Statements(String table) {
         super(table);
+        this.lockRow = "SELECT " + nextToken() + " FROM " + table + " WHERE name = ? FOR UPDATE";
     }
 
     @Override
@@ -54,11 +59,25 @@ final class H2Statements extends Statements {
                 String.valueOf(Math.max(1, waitMillis(maxBlock))), false);
     }
 
+    /** {@code FOR UPDATE WAIT}, bounded to the millisecond by the statement itself: no session setting to change. */
     @Override
-    String upsertLock() {
-        return "MERGE INTO " + table
-                + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
-                + " KEY (name) VALUES (" + nextToken() + ", ?, 'HELD', ?, ?, 1, CURRENT_TIMESTAMP, NULL, CURRENT_TIMESTAMP)" + WAIT;
+    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        long millis = waitMillis(maxBlock);
+        String wait = millis <= 0 ? " NOWAIT" : " WAIT " + java.math.BigDecimal.valueOf(millis, 3).toPlainString();
+        try {
+            return queryLong(c, lockRow + wait, name);
+        } catch (SQLException e) {
+            if (lockUnavailable(e) && !(callerTx && abortsTransaction(e))) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /** A commit: H2 drops the session's cache of parsed statements at every rollback, and committing nothing writes nothing. */
+    @Override
+    void endRowLock(Connection c) throws SQLException {
+        c.commit();
     }
 
     @Override

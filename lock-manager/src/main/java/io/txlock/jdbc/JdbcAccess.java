@@ -93,7 +93,7 @@ final class JdbcAccess {
     <T> T onExistingRowInCallerTransaction(String name, SqlWork<T> work, String what) {
         Statements st = statements();
         if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
-            autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO), "create the row of '" + name + "' before locking it");
+            autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
         }
         return inCallerTransaction(work, what);
     }

@@ -14,10 +14,10 @@ import java.util.Set;
 /**
  * MySQL 8 (and the base of {@link MariaDbStatements}). The clock is {@code UTC_TIMESTAMP(6)}, stored in
  * DATETIME(6) columns, so session time zones never matter. MySQL has no sequences: a token is the
- * AUTO_INCREMENT id of a row inserted into {@code <table>_token}, which InnoDB never hands out twice. The
- * row lock is taken with {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row exclusively:
- * unlike {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses of a
- * name cannot deadlock. Lock waits are bounded by the session's {@code innodb_lock_wait_timeout}, in whole
+ * AUTO_INCREMENT id of a row inserted into {@code <table>_token}, which InnoDB never hands out twice. In the
+ * caller's transaction a row is locked with {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row
+ * exclusively: unlike {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses
+ * of a name cannot deadlock. Lock waits are bounded by the session's {@code innodb_lock_wait_timeout}, in whole
  * seconds ({@link #sessionWait}).
  */
 class MySqlStatements extends Statements {
@@ -32,6 +32,7 @@ class MySqlStatements extends Statements {
     private final String insertToken;
     private final String ensureLockedRow;
     private final String selectStateForUpdate;
+    private final String lockRow;
 
     MySqlStatements(String table) {
         super(table);
@@ -40,6 +41,7 @@ class MySqlStatements extends Statements {
                 + " VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))" + WAIT
                 + " ON DUPLICATE KEY UPDATE hold_count = hold_count";
         this.selectStateForUpdate = selectState + " FOR UPDATE";
+        this.lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE" + WAIT;
     }
 
     /**
@@ -143,14 +145,24 @@ class MySqlStatements extends Statements {
         return true;
     }
 
+    /**
+     * Locks the row, then draws the token: an insert into the token table, in the same transaction. In the caller's
+     * transaction the row is locked with the upsert of {@link #readState(Connection, io.txlock.spi.LockRequest)}, never
+     * with a locking read, which would take a gap lock where the row is missing.
+     */
     @Override
-    String upsertLock() {
-        return "INSERT INTO " + table
-                + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
-                + " VALUES (?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), NULL, UTC_TIMESTAMP(6))" + WAIT
-                + " ON DUPLICATE KEY UPDATE version = VALUES(version), state = 'HELD', owner_host = VALUES(owner_host),"
-                + " owner_id = VALUES(owner_id), hold_count = 1, acquired_at = VALUES(acquired_at), expires_at = NULL,"
-                + " updated_at = VALUES(updated_at)";
+    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        Boolean locked = bounded(c, maxBlock, callerTx, () -> {
+            if (callerTx) {
+                update(c, render(ensureLockedRow, maxBlock, true), name);
+                return true;
+            }
+            return queryLong(c, render(lockRow, maxBlock, false), name).isPresent();
+        });
+        if (locked == null) {
+            return null;
+        }
+        return locked ? OptionalLong.of(newToken(c)) : OptionalLong.empty();
     }
 
     @Override

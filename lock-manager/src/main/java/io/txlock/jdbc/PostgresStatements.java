@@ -24,8 +24,17 @@ final class PostgresStatements extends Statements {
             "40P01", // deadlock_detected
             "40001"); // serialization_failure
 
+    private final String lockRow;
+    private final String lockRowWaiting;
+    private final String lockRowIfFree;
+
     PostgresStatements(String table) {
         super(table);
+        String token = "SELECT " + nextToken() + " FROM (SELECT 1 FROM " + table + " AS txlock_row";
+        this.lockRow = token + " WHERE name = ? FOR UPDATE) AS txlock_locked";
+        this.lockRowIfFree = token + " WHERE name = ? FOR UPDATE SKIP LOCKED) AS txlock_locked";
+        this.lockRowWaiting = token + ", (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait"
+                + " WHERE txlock_row.name = ? FOR UPDATE OF txlock_row) AS txlock_locked";
     }
 
     @Override
@@ -71,14 +80,27 @@ final class PostgresStatements extends Statements {
         return insert + " ON CONFLICT (name) DO NOTHING";
     }
 
+    /**
+     * Outside the caller's transaction the statement bounds its own wait ({@code lock_timeout} from a bound
+     * parameter, so the server reuses its prepared plan) and a timeout simply ends the attempt. Inside it, where an
+     * error would abort the caller's transaction, a row that no one holds is taken with {@code SKIP LOCKED}, which
+     * never fails; only a held (or missing) row costs a savepoint and a bounded wait ({@link #bounded}). The token
+     * is drawn above the {@code FOR UPDATE} subquery, once its row is locked.
+     */
     @Override
-    String upsertLock() {
-        return "INSERT INTO " + table
-                + " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)"
-                + " SELECT " + nextToken() + ", ?, 'HELD', ?, ?, 1, clock_timestamp(), NULL, clock_timestamp()" + WAIT
-                + " ON CONFLICT (name) DO UPDATE SET version = EXCLUDED.version, state = 'HELD',"
-                + " owner_host = EXCLUDED.owner_host, owner_id = EXCLUDED.owner_id, hold_count = 1,"
-                + " acquired_at = EXCLUDED.acquired_at, expires_at = NULL, updated_at = EXCLUDED.updated_at";
+    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        if (callerTx) {
+            OptionalLong free = queryLong(c, lockRowIfFree, name);
+            return free.isPresent() ? free : bounded(c, maxBlock, true, () -> queryLong(c, lockRow, name));
+        }
+        try {
+            return queryLong(c, lockRowWaiting, Math.max(1, waitMillis(maxBlock)) + "ms", name);
+        } catch (SQLException e) {
+            if (lockUnavailable(e)) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     @Override

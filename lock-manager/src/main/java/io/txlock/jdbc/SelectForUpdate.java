@@ -11,13 +11,13 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * {@link io.txlock.Strategy#SELECT_FOR_UPDATE}: the lock is the row lock of the name's row. Waiters block in the
- * database, bounded by their wait. In TRANSACTION scope the row lock belongs to the caller's transaction and is
- * taken by one upsert that creates the row if it is missing (see each dialect's {@code upsertLock}; on
- * MySQL/MariaDB the row is first created outside it, see {@link JdbcAccess#onExistingRowInCallerTransaction}). In LEASE
- * scope it belongs to a connection whose transaction stays open until release (a rollback) or until the
- * database notices the connection died; there a missing row is first created, committed and FREE, so that
- * other nodes can see the row is locked.
+ * {@link io.txlock.Strategy#SELECT_FOR_UPDATE}: the lock is the row lock of the name's row, taken by one locking
+ * read that also draws the fencing token ({@link Statements#lockRow}); nothing is written. Waiters block in the
+ * database, bounded by their wait. In TRANSACTION scope the row lock belongs to the caller's transaction (on
+ * MySQL/MariaDB a missing row is first created outside it, see {@link JdbcAccess#onExistingRowInCallerTransaction}).
+ * In LEASE scope it belongs to a connection whose transaction stays open until release (a rollback) or until the
+ * database notices the connection died. A missing row is created FREE first: committed at once in LEASE scope,
+ * so that other nodes can see the row is locked; in the caller's transaction otherwise.
  */
 final class SelectForUpdate implements LockStrategy {
 
@@ -30,7 +30,7 @@ final class SelectForUpdate implements LockStrategy {
     @Override
     public Attempt tryAcquire(LockRequest r) {
         if (r.transactional()) {
-            OptionalLong token = db.onExistingRowInCallerTransaction(r.name(), c -> retoken(c, r.name(), lockRow(c, r, true)),
+            OptionalLong token = db.onExistingRowInCallerTransaction(r.name(), c -> lock(c, r, true),
                     "lock the row of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
@@ -43,16 +43,8 @@ final class SelectForUpdate implements LockStrategy {
             throw db.failure("open a connection to lock '" + r.name() + "'", e, false);
         }
         try {
-            OptionalLong token = lockExistingRow(c, r);
-            if (token != null && token.isEmpty()) {
-                c.rollback();
-                if (db.statements().createFreeRow(c, r.name(), r.maxBlock())) {
-                    c.commit();
-                    token = lockExistingRow(c, r);
-                }
-            }
-            if (token != null && token.isPresent()) {
-                token = retoken(c, r.name(), token);
+            OptionalLong token = lock(c, r, false);
+            if (token.isPresent()) {
                 return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, c));
             }
             JdbcAccess.endTransaction(c);
@@ -66,30 +58,28 @@ final class SelectForUpdate implements LockStrategy {
         }
     }
 
-    /** @return {@code token} replaced by one drawn now that the row lock is held ({@link Statements#retoken}) */
-    private OptionalLong retoken(Connection c, String name, OptionalLong token) throws SQLException {
-        if (token.isEmpty()) {
-            return token;
-        }
-        OptionalLong held = db.statements().retoken(c, name, token.getAsLong());
-        if (held.isEmpty()) {
-            throw new SQLException("the row of '" + name + "' changed under its row lock");
-        }
-        return held;
-    }
-
-    /** @return the token; empty if the row is missing; null if the wait ran out */
-    private OptionalLong lockExistingRow(Connection c, LockRequest r) throws SQLException {
+    /** @return the token, or empty if the row stayed locked by another transaction for the request's whole wait */
+    private OptionalLong lock(Connection c, LockRequest r, boolean callerTx) throws SQLException {
         Statements st = db.statements();
-        return st.bounded(c, r.maxBlock(), false, () -> st.tokened(c, st.render(st.lockExisting, r.maxBlock(), false),
-                r.owner().host(), r.owner().id(), r.name()));
-    }
-
-    private OptionalLong lockRow(Connection c, LockRequest r, boolean callerTx) throws SQLException {
-        Statements st = db.statements();
-        OptionalLong token = st.bounded(c, r.maxBlock(), callerTx, () -> st.tokened(c,
-                st.render(st.upsertLock(), r.maxBlock(), callerTx), r.name(), r.owner().host(), r.owner().id()));
+        long deadline = System.nanoTime() + r.maxBlock().toNanos();
+        OptionalLong token = st.lockRow(c, r.name(), r.maxBlock(), callerTx);
+        if (token != null && token.isEmpty()) {
+            if (!callerTx) {
+                c.rollback();
+            }
+            if (!st.createFreeRow(c, r.name(), left(deadline), callerTx)) {
+                return OptionalLong.empty();
+            }
+            if (!callerTx) {
+                c.commit();
+            }
+            token = st.lockRow(c, r.name(), left(deadline), callerTx);
+        }
         return token == null ? OptionalLong.empty() : token;
+    }
+
+    private static Duration left(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
     @Override
@@ -108,6 +98,7 @@ final class SelectForUpdate implements LockStrategy {
     @Override
     public void release(JdbcGrant g) {
         try {
+            db.statements().endRowLock(g.connection());
             JdbcAccess.endTransaction(g.connection());
         } catch (SQLException e) {
             throw new LockNotHeldException("lock " + g + " may have been lost before release: the connection holding its"
@@ -117,13 +108,11 @@ final class SelectForUpdate implements LockStrategy {
 
     @Override
     public void beforeCompletion(JdbcGrant g) {
-        db.inCallerTransaction(c -> Statements.update(c, db.statements().free, g.name(), g.fencingToken(), g.ownerId()),
-                "free '" + g.name() + "' before commit");
     }
 
     /**
-     * The row shows a holder only once committed; a LEASE holder's row lock is invisible to others until then,
-     * so a locked row is reported as held by an unknown owner, with token 0.
+     * The row never shows a holder: a locked row is reported as held by an unknown owner, with token 0 (the core
+     * fills in the owner where its own manager holds the lock).
      */
     @Override
     public Optional<LockInfo> inspect(String name) {

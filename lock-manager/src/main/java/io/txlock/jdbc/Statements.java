@@ -9,14 +9,14 @@ import java.util.OptionalLong;
 
 /**
  * The SQL of one dialect for one lock table. The statements every dialect shares are written here once, from
- * a few expressions each dialect supplies (the database clock, the next fencing token); what differs (row-lock
- * upsert, returning the new token, bounding a lock wait, error codes) is in one small subclass per dialect,
+ * a few expressions each dialect supplies (the database clock, the next fencing token); what differs (the locking
+ * read, returning the new token, bounding a lock wait, error codes) is in one small subclass per dialect,
  * so all the SQL of one database reads in one place. Lock names and owners are always bound parameters; the
  * table name is a validated identifier.
  *
- * <p>Every grant writes {@code version = <next token>}: tokens come from a sequence (or an AUTO_INCREMENT
- * table) that no rollback takes back, so a name's fencing token never repeats, even when a grant made inside
- * a transaction is rolled back.
+ * <p>Tokens come from a sequence (or an AUTO_INCREMENT table) that no rollback takes back, so a name's fencing
+ * token never repeats, even when a grant made inside a transaction is rolled back. The row strategies write the
+ * token to {@code version}; a row lock writes nothing.
  */
 abstract class Statements {
 
@@ -35,7 +35,6 @@ abstract class Statements {
     final String casGrant;
     final String insertHeld;
     final String takeOver;
-    final String lockExisting;
     final String insertFree;
     final String renew;
     final String free;
@@ -63,9 +62,6 @@ abstract class Statements {
                 + nowPlusMillis() + ", " + now() + WAIT + onConflictDoNothing();
         this.takeOver = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant + WAIT
                 + " WHERE name = ? AND (state = 'FREE' OR expires_at < " + now() + ")";
-        this.lockExisting = "UPDATE " + table + " SET version = " + nextToken() + ", state = 'HELD', owner_host = ?,"
-                + " owner_id = ?, hold_count = 1, acquired_at = " + now() + ", expires_at = NULL, updated_at = " + now() + WAIT
-                + " WHERE name = ?";
         this.insertFree = insertInto() + table + " (version, name, state, hold_count, expires_at, updated_at) SELECT "
                 + nextToken() + ", ?, 'FREE', 0, " + now() + ", " + now() + WAIT + onConflictDoNothing();
         this.renew = "UPDATE " + table + " SET expires_at = " + nowPlusMillis() + ", updated_at = " + now()
@@ -179,11 +175,16 @@ abstract class Statements {
     }
 
     /**
-     * Takes the lock's row lock, creating the row if it is missing, and grants it: the row-lock strategy's one
-     * statement in the caller's transaction. Parameters: name, owner host, owner id (after the token where
-     * {@link #nextToken()} is bound). Contains {@link #WAIT}.
+     * Takes the row lock of a name's existing row and draws a fencing token while holding it: the
+     * {@link io.txlock.Strategy#SELECT_FOR_UPDATE} grant. The token is drawn after the lock, never before
+     * waiting for it, so it is greater than the token of the holder it waited for. Writes nothing: the row lock is
+     * the lock, and it ends with the transaction.
+     *
+     * @param maxBlock the longest wait for the row lock
+     * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
+     * @return the token; empty if the name has no row; null if another transaction held the row lock all along
      */
-    abstract String upsertLock();
+    abstract OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException;
 
     /**
      * Runs {@code sql}, whose first assignment or value is {@code version = nextToken()}, with {@code params}.
@@ -227,6 +228,14 @@ abstract class Statements {
      */
     String render(String template, Duration maxBlock, boolean callerTx) {
         return template.replace(WAIT, "");
+    }
+
+    /**
+     * Ends the transaction of a LEASE-scoped row lock, which wrote nothing: by default a rollback, which needs no
+     * durable log write (a commit after a row lock does, on PostgreSQL).
+     */
+    void endRowLock(Connection c) throws SQLException {
+        c.rollback();
     }
 
     /** @return whether the error means "another transaction holds it": lock wait timeout, NOWAIT, deadlock, serialization */
@@ -308,15 +317,16 @@ abstract class Statements {
     }
 
     /**
-     * Creates a name's row FREE unless it exists, outside any caller's transaction.
+     * Creates a name's row FREE unless it exists.
      *
      * @param maxBlock how long to wait for another transaction's uncommitted row of the same name
+     * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
      * @return true when the row is there (created, or found); false if the wait ran out
      */
-    boolean createFreeRow(Connection c, String name, Duration maxBlock) throws SQLException {
-        return bounded(c, maxBlock, false, () -> {
+    boolean createFreeRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        return bounded(c, maxBlock, callerTx, () -> {
             try {
-                tokened(c, render(insertFree, maxBlock, false), name);
+                tokened(c, render(insertFree, maxBlock, callerTx), name);
             } catch (SQLException e) {
                 if (!duplicateKey(e)) {
                     throw e;
