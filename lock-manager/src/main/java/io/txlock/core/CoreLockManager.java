@@ -59,6 +59,9 @@ public final class CoreLockManager implements LockManager {
     private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timers;
     private final ExecutorService workers;
+    private final LeaseTimers leaseTimers;
+    /** The calling thread as the owner of LEASE-scoped locks: made once per thread, not at every acquire. */
+    private final ThreadLocal<Caller> threadCaller = ThreadLocal.withInitial(this::threadOwner);
     private volatile boolean closed;
 
     /**
@@ -79,6 +82,7 @@ public final class CoreLockManager implements LockManager {
         timer.setRemoveOnCancelPolicy(true);
         this.timers = timer;
         this.workers = Executors.newCachedThreadPool(threads("worker"));
+        this.leaseTimers = new LeaseTimers(timer, this::execute);
     }
 
     /** @return this host's name, or "localhost" if it cannot be found */
@@ -753,7 +757,7 @@ public final class CoreLockManager implements LockManager {
         if (closed) {
             return;
         }
-        holding.setTimer(timers.schedule(() -> execute(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
+        holding.setTimer(leaseTimers.schedule(task, delayNanos));
     }
 
     private void renewInBackground(Holding holding) {
@@ -884,8 +888,13 @@ public final class CoreLockManager implements LockManager {
             Object key = tx.key();
             return new Caller(scope, key, new LockOwner(host, instanceId, "tx:" + abbreviate(String.valueOf(key), 150)), tx, thread);
         }
+        return threadCaller.get();
+    }
+
+    private Caller threadOwner() {
         ThreadKey key = THREAD_KEY.get();
-        return new Caller(scope, key, new LockOwner(host, instanceId, "t" + key.sequence + ":" + abbreviate(thread.getName(), 100)),
+        Thread thread = Thread.currentThread();
+        return new Caller(LockScope.LEASE, key, new LockOwner(host, instanceId, "t" + key.sequence + ":" + abbreviate(thread.getName(), 100)),
                 null, thread);
     }
 

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
 
 /** A grant held by one local owner, shared by all its reentrant handles. */
 final class Holding {
@@ -26,7 +25,7 @@ final class Holding {
     private volatile Duration lease;
     private volatile long expiresAtNanos;
     private volatile Instant expiresAt;
-    private ScheduledFuture<?> timer;
+    private LeaseTimers.Due timer;
     private final List<Runnable> lostListeners = new ArrayList<>();
 
     Holding(NameState state, Caller caller, Grant grant, Duration lease, boolean autoRenew, long startNanos, Instant wallStart) {
@@ -119,18 +118,18 @@ final class Holding {
         }
     }
 
-    synchronized void setTimer(ScheduledFuture<?> next) {
+    synchronized void setTimer(LeaseTimers.Due next) {
         cancelTimer();
         if (status == Status.HELD || status == Status.SUSPENDED) {
             timer = next;
         } else {
-            next.cancel(false);
+            next.cancel();
         }
     }
 
     private void cancelTimer() {
         if (timer != null) {
-            timer.cancel(false);
+            timer.cancel();
             timer = null;
         }
     }

@@ -128,24 +128,20 @@ final class JdbcAccess {
 
     /** Runs work in a transaction of its own, committed before returning. */
     <T> T inOwnTransaction(SqlWork<T> work, String what) {
-        Connection c;
+        OwnTransaction tx;
         try {
-            c = openTransaction(what);
+            tx = openTransaction(what);
         } catch (SQLException e) {
             throw failure(what, e, false);
         }
         try {
-            T result = work.run(c);
-            c.commit();
+            T result = work.run(tx.connection());
+            tx.connection().commit();
             return result;
         } catch (SQLException e) {
             throw failure(what, e, false);
         } finally {
-            try {
-                endTransaction(c);
-            } catch (SQLException ignored) {
-                // committed or failed already; the pool discards a broken connection
-            }
+            tx.endQuietly();
         }
     }
 
@@ -171,24 +167,44 @@ final class JdbcAccess {
     }
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
-    Connection openTransaction(String what) throws SQLException {
+    OwnTransaction openTransaction(String what) throws SQLException {
         Connection c = ownConnection(what);
         try {
-            c.setAutoCommit(false);
-            return c;
+            boolean autoCommit = c.getAutoCommit();
+            if (autoCommit) {
+                c.setAutoCommit(false);
+            }
+            return new OwnTransaction(c, autoCommit);
         } catch (SQLException | RuntimeException e) {
             c.close();
             throw e;
         }
     }
 
-    /** Ends a connection from {@link #openTransaction(String)}: rolls back, restores auto-commit, returns it to the pool. */
-    static void endTransaction(Connection c) throws SQLException {
-        try {
-            c.rollback();
-            c.setAutoCommit(true);
-        } finally {
-            c.close();
+    /**
+     * A connection of the provider's own with an open transaction. Auto-commit is switched off only where the pool
+     * hands it out on (on MySQL/MariaDB each switch is a round trip), and switched back on at the end.
+     */
+    record OwnTransaction(Connection connection, boolean wasAutoCommit) {
+
+        /** Rolls back, restores auto-commit, returns the connection to the pool. */
+        void end() throws SQLException {
+            try {
+                connection.rollback();
+                if (wasAutoCommit) {
+                    connection.setAutoCommit(true);
+                }
+            } finally {
+                connection.close();
+            }
+        }
+
+        void endQuietly() {
+            try {
+                end();
+            } catch (SQLException ignored) {
+                // committed or failed already; the pool discards a broken connection
+            }
         }
     }
 

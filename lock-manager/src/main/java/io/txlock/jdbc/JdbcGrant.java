@@ -1,7 +1,6 @@
 package io.txlock.jdbc;
 
 import io.txlock.spi.Grant;
-import java.sql.Connection;
 
 /**
  * A lock granted by the JDBC provider.
@@ -11,11 +10,11 @@ import java.sql.Connection;
  * @param ownerId the owner written to the row
  * @param leased whether the row (or the held connection) is renewed by the core
  * @param endsWithTransaction whether the grant joined the caller's transaction
- * @param connection the connection whose open transaction holds the row lock (SELECT_FOR_UPDATE in LEASE
- *     scope), else null
+ * @param transaction the provider's own transaction that holds the row lock (SELECT_FOR_UPDATE in LEASE scope),
+ *     else null
  */
 record JdbcGrant(String name, long fencingToken, String ownerId, boolean leased, boolean endsWithTransaction,
-        Connection connection) implements Grant {
+        JdbcAccess.OwnTransaction transaction) implements Grant {
 
     @Override
     public String toString() {

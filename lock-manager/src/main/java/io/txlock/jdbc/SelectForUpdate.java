@@ -36,24 +36,24 @@ final class SelectForUpdate implements LockStrategy {
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
                     : Attempt.held();
         }
-        Connection c;
+        JdbcAccess.OwnTransaction tx;
         try {
-            c = db.openTransaction("lock '" + r.name() + "' in LEASE scope");
+            tx = db.openTransaction("lock '" + r.name() + "' in LEASE scope");
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "'", e, false);
         }
         try {
-            OptionalLong token = lock(c, r, false);
+            OptionalLong token = lock(tx.connection(), r, false);
             if (token.isPresent()) {
-                return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, c));
+                return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, tx));
             }
-            JdbcAccess.endTransaction(c);
+            tx.end();
             return Attempt.held();
         } catch (SQLException e) {
-            closeQuietly(c);
+            tx.endQuietly();
             throw db.failure("lock the row of '" + r.name() + "'", e, false);
         } catch (RuntimeException e) {
-            closeQuietly(c);
+            tx.endQuietly();
             throw e;
         }
     }
@@ -86,7 +86,7 @@ final class SelectForUpdate implements LockStrategy {
     public void renew(JdbcGrant g, Duration lease) {
         boolean alive;
         try {
-            alive = g.connection().isValid((int) Math.max(1, Math.min(30, lease.toSeconds() / 3)));
+            alive = g.transaction().connection().isValid((int) Math.max(1, Math.min(30, lease.toSeconds() / 3)));
         } catch (SQLException e) {
             alive = false;
         }
@@ -98,8 +98,8 @@ final class SelectForUpdate implements LockStrategy {
     @Override
     public void release(JdbcGrant g) {
         try {
-            db.statements().endRowLock(g.connection());
-            JdbcAccess.endTransaction(g.connection());
+            db.statements().endRowLock(g.transaction().connection());
+            g.transaction().end();
         } catch (SQLException e) {
             throw new LockNotHeldException("lock " + g + " may have been lost before release: the connection holding its"
                     + " row lock failed (" + e.getMessage() + ")");
@@ -124,13 +124,5 @@ final class SelectForUpdate implements LockStrategy {
             }
             return info;
         }, "inspect '" + name + "'");
-    }
-
-    private static void closeQuietly(Connection c) {
-        try {
-            JdbcAccess.endTransaction(c);
-        } catch (SQLException ignored) {
-            // broken connection; the pool discards it
-        }
     }
 }
