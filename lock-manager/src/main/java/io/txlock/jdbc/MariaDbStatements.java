@@ -3,6 +3,7 @@ package io.txlock.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.OptionalLong;
 
 /**
  * MariaDB: MySQL's SQL, with lock waits bounded per statement and to the millisecond by
@@ -11,8 +12,24 @@ import java.time.Duration;
  */
 final class MariaDbStatements extends MySqlStatements {
 
+    /**
+     * Locks the row and draws the token in one statement: the token row is inserted by the locking read's own
+     * {@code INSERT … SELECT}, so its AUTO_INCREMENT id is allocated once the row is locked.
+     */
+    private final String lockRowDrawingToken;
+
     MariaDbStatements(String table) {
         super(table);
+        this.lockRowDrawingToken = "INSERT INTO " + table + "_token (id) SELECT NULL FROM " + table + " WHERE name = ? FOR UPDATE" + WAIT;
+    }
+
+    /** Outside the caller's transaction: one {@code INSERT … SELECT … FOR UPDATE} (in the caller's, MySQL's upsert). */
+    @Override
+    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        if (callerTx) {
+            return super.lockRow(c, name, maxBlock, true);
+        }
+        return bounded(c, maxBlock, false, () -> insertedToken(c, render(lockRowDrawingToken, maxBlock, false), name));
     }
 
     @Override

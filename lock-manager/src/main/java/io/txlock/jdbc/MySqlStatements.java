@@ -175,11 +175,19 @@ class MySqlStatements extends Statements {
     }
 
     private long newToken(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(insertToken, Statement.RETURN_GENERATED_KEYS)) {
-            ps.executeUpdate();
+        return insertedToken(c, insertToken).getAsLong();
+    }
+
+    /** @return the token row's AUTO_INCREMENT id, or empty if {@code sql} inserted no row */
+    static OptionalLong insertedToken(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+            bind(ps, 1, params);
+            if (ps.executeUpdate() == 0) {
+                return OptionalLong.empty();
+            }
             try (ResultSet keys = ps.getGeneratedKeys()) {
                 keys.next();
-                return keys.getLong(1);
+                return OptionalLong.of(keys.getLong(1));
             }
         }
     }
