@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.args.ClientPauseMode;
 import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.params.SetParams;
@@ -102,6 +103,13 @@ class QuorumTest {
             }
         }
         return values;
+    }
+
+    /** CLIENT PAUSE: the master queues every command for {@code pause}, then runs them; in effect once this returns. */
+    private static void pause(int server, Duration pause) {
+        try (Jedis jedis = on(server)) {
+            jedis.clientPause(pause.toMillis(), ClientPauseMode.ALL);
+        }
     }
 
     /**
@@ -211,6 +219,38 @@ class QuorumTest {
         }
         handle.release();
         assertThat(valuesOf(key)).as("released on every master").containsOnlyNulls();
+    }
+
+    /** Redlock's validity time: a majority granted, but only after the lease ran out; refused, and undone everywhere. */
+    @Test
+    void aMajorityThatGrantedTooLateIsNoGrantAndLeavesNothingBehind() {
+        LockManager locks = manager(PATIENT, 0.0);
+        pause(1, Duration.ofMillis(2_000));
+        pause(2, Duration.ofMillis(2_000));
+        assertThat(locks.tryAcquire("too-late", LockOptions.defaults().withWait(Duration.ZERO)
+                .withLease(Duration.ofMillis(1_500)))).isEmpty();
+        assertThat(valuesOf(prefix + "lock:too-late")).containsOnlyNulls();
+    }
+
+    /**
+     * The clock-drift allowance: a grant that took 2.5 s of a 4 s lease is refused when the clocks may drift by
+     * 45 % of the lease (and undone on every master), and granted when they may drift by 1 %.
+     */
+    @Test
+    void aGrantIsRefusedWhenLessThanTheDriftAllowanceOfItsLeaseIsLeft() {
+        LockOptions fourSeconds = LockOptions.defaults().withWait(Duration.ZERO).withLease(Duration.ofSeconds(4));
+        LockManager drifting = manager(PATIENT, 0.45);
+        pause(1, Duration.ofMillis(2_500));
+        pause(2, Duration.ofMillis(2_500));
+        assertThat(drifting.tryAcquire("drift", fourSeconds)).isEmpty();
+        assertThat(valuesOf(prefix + "lock:drift")).containsOnlyNulls();
+
+        LockManager steady = manager(PATIENT, 0.01);
+        pause(1, Duration.ofMillis(2_500));
+        pause(2, Duration.ofMillis(2_500));
+        try (LockHandle handle = steady.tryAcquire("drift", fourSeconds).orElseThrow()) {
+            assertThat(steady.inspect("drift").orElseThrow().fencingToken()).isEqualTo(handle.fencingToken());
+        }
     }
 
     /**
