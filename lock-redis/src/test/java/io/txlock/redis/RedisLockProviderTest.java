@@ -180,10 +180,12 @@ class RedisLockProviderTest {
         RedisLockProvider waiting = provider();
         RedisLockProvider holding = provider();
         Grant grant = holding.tryAcquire(request("wake", "holder", Duration.ofSeconds(30))).grant();
-        CountDownLatch woken = new CountDownLatch(1);
-        try (AutoCloseable subscription = waiting.subscribe("wake", woken::countDown).orElseThrow()) {
+        Hints hints = new Hints();
+        try (AutoCloseable subscription = waiting.subscribe("wake", hints).orElseThrow()) {
+            hints.awaitConfirmed();
+            assertThat(hints.count()).as("only the confirmation so far").isEqualTo(1);
             holding.release(grant);
-            assertThat(woken.await(10, TimeUnit.SECONDS)).as("release hint received").isTrue();
+            hints.awaitMoreThan(1, "release hint received");
         }
     }
 
@@ -197,9 +199,11 @@ class RedisLockProviderTest {
         for (int i = 0; i < 6; i++) {
             subscriptions.add(provider.subscribe("sub-" + (i % 3), () -> { }).orElseThrow());
         }
-        for (int i = 0; i < 3; i++) {
-            assertThat(SharedRedis.subscribers(PREFIX + "released:sub-" + i)).isEqualTo(1L);
-        }
+        await("channels subscribed").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            for (int i = 0; i < 3; i++) {
+                assertThat(SharedRedis.subscribers(PREFIX + "released:sub-" + i)).isEqualTo(1L);
+            }
+        });
         assertThat(SharedRedis.clientList().lines().filter(l -> l.contains("name=" + clientName + " ")).filter(l -> !l.contains(" sub=0 ")).count()).as("pub/sub connections of this provider").isEqualTo(1);
         for (AutoCloseable s : subscriptions) {
             s.close();
