@@ -81,7 +81,8 @@ public final class RedisLockProvider implements LockProvider {
 
     /**
      * A provider over a client the caller already has (a {@link RedisClient}, say, with its own pool settings).
-     * The provider does not close it. It holds one of its connections while local threads wait for locks.
+     * The provider does not close it. From the first time a local thread waits for a lock, it keeps one of the
+     * client's connections for release messages, until the provider is closed.
      *
      * @param client a client of one standalone master
      * @return a builder
