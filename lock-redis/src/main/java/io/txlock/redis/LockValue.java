@@ -4,16 +4,19 @@ import io.txlock.spi.LockOwner;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.UUID;
 
 /**
- * What a lock key holds: {@code "<token> <since ms> <url-encoded host> <owner id>"}, written by the acquire
- * script. The whole string identifies one grant (the token makes it unique), so release and renewal compare it.
+ * What a lock key holds: {@code "<token> <since ms> <claim>"}, where the claim is
+ * {@code "<grant id> <url-encoded host> <owner id>"}. The acquire script writes the token and the time; the client
+ * chooses the claim, a new grant id per attempt, so it can free or extend its key on a master whose answer it never
+ * got, and never touches a key of another grant. Release and renewal compare the claim.
  */
-record LockValue(long token, long sinceMillis, String host, String ownerId) {
+record LockValue(long token, long sinceMillis, String grantId, String host, String ownerId) {
 
-    /** @return the owner part the acquire script appends: {@code "<url-encoded host> <owner id>"} */
-    static String ownerPart(LockOwner owner) {
-        return URLEncoder.encode(owner.host(), StandardCharsets.UTF_8) + " " + owner.id();
+    /** @return a new claim for one attempt of {@code owner}: {@code "<grant id> <url-encoded host> <owner id>"} */
+    static String newClaim(LockOwner owner) {
+        return UUID.randomUUID() + " " + URLEncoder.encode(owner.host(), StandardCharsets.UTF_8) + " " + owner.id();
     }
 
     /**
@@ -22,20 +25,26 @@ record LockValue(long token, long sinceMillis, String host, String ownerId) {
      * @throws IllegalArgumentException if txlock did not write it
      */
     static LockValue parse(String value) {
-        String[] parts = value.split(" ", 4);
-        if (parts.length != 4) {
+        String[] parts = value.split(" ", 5);
+        if (parts.length != 5) {
             throw new IllegalArgumentException("not a txlock lock value: '" + value + "'");
         }
         try {
-            return new LockValue(Long.parseLong(parts[0]), Long.parseLong(parts[1]),
-                    URLDecoder.decode(parts[2], StandardCharsets.UTF_8), parts[3]);
+            return new LockValue(Long.parseLong(parts[0]), Long.parseLong(parts[1]), parts[2],
+                    URLDecoder.decode(parts[3], StandardCharsets.UTF_8), parts[4]);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("not a txlock lock value: '" + value + "'", e);
         }
     }
 
-    /** @return the value as stored */
-    String encoded() {
-        return token + " " + sinceMillis + " " + URLEncoder.encode(host, StandardCharsets.UTF_8) + " " + ownerId;
+    /**
+     * @param value a lock key's value
+     * @return its claim, what the scripts compare: everything after the token and the time (the whole value if
+     *     txlock did not write it)
+     */
+    static String claimOf(String value) {
+        int first = value.indexOf(' ');
+        int second = first < 0 ? -1 : value.indexOf(' ', first + 1);
+        return second < 0 ? value : value.substring(second + 1);
     }
 }

@@ -1,23 +1,26 @@
 package io.txlock.redis;
 
 import io.txlock.spi.Grant;
-import java.util.List;
+import java.util.BitSet;
 
 /**
- * A lock granted by {@link RedisLockProvider}: its key, its fencing token and, per node, the values this grant
- * may hold there (empty where it holds nothing; two where a write-back's outcome is unknown).
+ * A lock granted by {@link RedisLockProvider}: its key, its fencing token, its claim (what its key holds after the
+ * token on every master, see {@link LockValue}) and the masters that may hold it: those that granted it, and
+ * those whose answer was lost, which may have granted it too. Release and renewal go to all of those.
  */
 final class RedisGrant implements Grant {
     private final String name;
     private final String key;
     private final long fencingToken;
-    private final List<List<String>> valuesPerNode;
+    private final String claim;
+    private final BitSet mayHold;
 
-    RedisGrant(String name, String key, long fencingToken, List<List<String>> valuesPerNode) {
+    RedisGrant(String name, String key, long fencingToken, String claim, BitSet mayHold) {
         this.name = name;
         this.key = key;
         this.fencingToken = fencingToken;
-        this.valuesPerNode = List.copyOf(valuesPerNode);
+        this.claim = claim;
+        this.mayHold = (BitSet) mayHold.clone();
     }
 
     @Override
@@ -40,8 +43,16 @@ final class RedisGrant implements Grant {
         return key;
     }
 
-    List<String> values(int node) {
-        return valuesPerNode.get(node);
+    String claim() {
+        return claim;
+    }
+
+    boolean mayHold(int node) {
+        return mayHold.get(node);
+    }
+
+    boolean mayHoldAny() {
+        return !mayHold.isEmpty();
     }
 
     @Override

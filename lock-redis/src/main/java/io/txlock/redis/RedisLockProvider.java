@@ -35,8 +35,8 @@ import redis.clients.jedis.UnifiedJedis;
  * }</pre>
  *
  * <p>A lock is the key {@code <prefix>lock:<name>}, taken with {@code SET NX PX} and freed or extended only by
- * the grant that wrote it (its value holds the fencing token and the owner; release and renewal compare it in a
- * Lua script). Fencing tokens come from one counter per prefix, raised in the same script as the grant, and never
+ * the grant that wrote it (its value holds the fencing token, a grant id chosen by the client and the owner;
+ * release and renewal compare grant id and owner in a Lua script, also on a master whose answer was lost). Fencing tokens come from one counter per prefix, raised in the same script as the grant, and never
  * below the server's clock in microseconds, so they keep growing when a server without persistence restarts.
  * Releases are published on a channel per lock; waiters of one JVM share one subscriber connection per node.
  *
@@ -81,7 +81,8 @@ public final class RedisLockProvider implements LockProvider {
 
     /**
      * A provider over a client the caller already has (a {@link RedisClient}, say, with its own pool settings).
-     * The provider does not close it. It holds one of its connections while local threads wait for locks.
+     * The provider does not close it. From the first time a local thread waits for a lock, it keeps one of the
+     * client's connections for release messages, until the provider is closed.
      *
      * @param client a client of one standalone master
      * @return a builder

@@ -1,7 +1,6 @@
 package io.txlock.redis;
 
 import io.txlock.LockBackendException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -39,31 +38,26 @@ final class RedisNode implements AutoCloseable {
         this.subscriber = new ReleaseSubscriber(address, client, keys.idleChannel(), this::dropIdleConnections);
     }
 
-    Answer acquire(String key, String fenceKey, long leaseMillis, String ownerPart) {
+    Answer acquire(String key, String fenceKey, long leaseMillis, String claim) {
         return call("acquire '" + key + "'", () -> {
             List<?> reply = (List<?>) LuaScript.ACQUIRE.run(client, List.of(key, fenceKey),
-                    List.of(Long.toString(leaseMillis), ownerPart));
+                    List.of(Long.toString(leaseMillis), claim));
             return asLong(reply.get(0)) == 1 ? new Answer(asString(reply.get(1)), -1) : new Answer(null, asLong(reply.get(1)));
         });
     }
 
-    boolean adopt(String key, String fenceKey, String provisional, String finalValue, long token) {
+    boolean adopt(String key, String fenceKey, String claim, String finalValue, long token) {
         return call("adopt '" + key + "'", () -> asLong(LuaScript.ADOPT.run(client, List.of(key, fenceKey),
-                List.of(provisional, finalValue, Long.toString(token)))) == 1);
+                List.of(claim, finalValue, Long.toString(token)))) == 1);
     }
 
-    boolean renew(String key, long leaseMillis, List<String> values) {
-        List<String> args = new ArrayList<>(values.size() + 1);
-        args.add(Long.toString(leaseMillis));
-        args.addAll(values);
-        return call("renew '" + key + "'", () -> asLong(LuaScript.RENEW.run(client, List.of(key), args)) == 1);
+    boolean renew(String key, long leaseMillis, String claim) {
+        return call("renew '" + key + "'", () -> asLong(LuaScript.RENEW.run(client, List.of(key),
+                List.of(Long.toString(leaseMillis), claim))) == 1);
     }
 
-    boolean release(String key, String channel, List<String> values) {
-        List<String> args = new ArrayList<>(values.size() + 1);
-        args.add(channel);
-        args.addAll(values);
-        return call("release '" + key + "'", () -> asLong(LuaScript.RELEASE.run(client, List.of(key), args)) == 1);
+    boolean release(String key, String channel, String claim) {
+        return call("release '" + key + "'", () -> asLong(LuaScript.RELEASE.run(client, List.of(key), List.of(channel, claim))) == 1);
     }
 
     Optional<Stored> inspect(String key) {

@@ -8,7 +8,8 @@ import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -28,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * The lock steps over N independent masters (Redlock): a step succeeds when a majority did it within the
  * lease, less the time it took and a clock-drift allowance. With one master it is exactly the single-node
  * algorithm: one script per step, the majority of one is that master, and no token needs writing back.
+ * Renewal and release go to every master that may hold the grant, also where the answer to the acquire was lost:
+ * they compare the grant's claim, which the client chose before asking.
  */
 final class Redlock implements AutoCloseable {
 
@@ -59,32 +63,35 @@ final class Redlock implements AutoCloseable {
         long start = System.nanoTime();
         long lease = leaseMillis(request.lease());
         String key = keys.lockKey(request.name());
-        String owner = LockValue.ownerPart(request.owner());
-        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(key, keys.fenceKey(), lease, owner));
+        String claim = LockValue.newClaim(request.owner());
+        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(key, keys.fenceKey(), lease, claim));
 
         String[] provisional = new String[nodes.size()];
+        BitSet mayHold = new BitSet(nodes.size());
         String best = null;
         long token = Long.MIN_VALUE;
+        int granted = 0;
         for (int i = 0; i < provisional.length; i++) {
-            RedisNode.Answer answer = answers.get(i).value();
-            if (answer != null && answer.granted()) {
-                provisional[i] = answer.value();
-                long proposed = LockValue.parse(answer.value()).token();
+            Outcome<RedisNode.Answer> outcome = answers.get(i);
+            if (!outcome.ok()) {
+                mayHold.set(i); // the script may have run, only its answer was lost
+            } else if (outcome.value().granted()) {
+                mayHold.set(i);
+                granted++;
+                provisional[i] = outcome.value().value();
+                long proposed = LockValue.parse(provisional[i]).token();
                 if (proposed > token) {
                     token = proposed;
-                    best = answer.value();
+                    best = provisional[i];
                 }
             }
         }
-        int granted = (int) Arrays.stream(provisional).filter(v -> v != null).count();
-        if (granted >= quorum) {
-            Adopted adopted = adopt(request.name(), key, provisional, best, token);
-            if (adopted.holders() >= quorum && validityMillis(start, lease) > 0) {
-                return Attempt.granted(adopted.grant());
-            }
-            releaseQuietly(adopted.grant());
-        } else if (granted > 0) {
-            releaseQuietly(new RedisGrant(request.name(), key, token, asValues(provisional)));
+        RedisGrant grant = new RedisGrant(request.name(), key, token, claim, mayHold);
+        if (granted >= quorum && adopt(grant, provisional, best) >= quorum && validityMillis(start, lease) > 0) {
+            return Attempt.granted(grant);
+        }
+        if (grant.mayHoldAny()) {
+            undo(grant, answers);
         }
         return notGranted(request.name(), answers);
     }
@@ -94,28 +101,12 @@ final class Redlock implements AutoCloseable {
      * shares a node with this one, proposes a higher token. Not needed where that node proposed it (always so
      * with one node).
      *
-     * @return the grant, and on how many nodes it holds its final value
+     * @return on how many nodes the grant holds its final value
      */
-    private Adopted adopt(String name, String key, String[] provisional, String finalValue, long token) {
-        List<Outcome<Boolean>> adopted = fanOut(i -> provisional[i] != null
-                && (provisional[i].equals(finalValue) || nodes.get(i).adopt(key, keys.fenceKey(), provisional[i], finalValue, token)));
-        List<List<String>> values = new ArrayList<>();
-        int holding = 0;
-        for (int i = 0; i < provisional.length; i++) {
-            Outcome<Boolean> outcome = adopted.get(i);
-            if (!outcome.ok()) {
-                values.add(List.of(provisional[i], finalValue));
-            } else if (outcome.value()) {
-                values.add(List.of(finalValue));
-                holding++;
-            } else {
-                values.add(List.of());
-            }
-        }
-        return new Adopted(new RedisGrant(name, key, token, values), holding);
-    }
-
-    private record Adopted(RedisGrant grant, int holders) {
+    private int adopt(RedisGrant grant, String[] provisional, String finalValue) {
+        List<Outcome<Boolean>> adopted = fanOut(i -> provisional[i] != null && (provisional[i].equals(finalValue)
+                || nodes.get(i).adopt(grant.key(), keys.fenceKey(), grant.claim(), finalValue, grant.fencingToken())));
+        return (int) adopted.stream().filter(o -> o.ok() && o.value()).count();
     }
 
     private Attempt notGranted(String name, List<Outcome<RedisNode.Answer>> answers) {
@@ -138,7 +129,7 @@ final class Redlock implements AutoCloseable {
     void renew(RedisGrant g, Duration lease) {
         long start = System.nanoTime();
         long leaseMillis = leaseMillis(lease);
-        List<Outcome<Boolean>> renewed = fanOut(i -> !g.values(i).isEmpty() && nodes.get(i).renew(g.key(), leaseMillis, g.values(i)));
+        List<Outcome<Boolean>> renewed = fanOut(i -> g.mayHold(i) && nodes.get(i).renew(g.key(), leaseMillis, g.claim()));
         requireMajority("renew", g, renewed);
         if (validityMillis(start, leaseMillis) <= 0) {
             throw new LockBackendException(description + ": renewing " + g + " took longer than its lease of " + lease, null);
@@ -146,8 +137,13 @@ final class Redlock implements AutoCloseable {
     }
 
     void release(RedisGrant g) {
+        requireMajority("release", g, releaseOnAll(g));
+    }
+
+    /** Deletes the grant's key wherever it may be, also where its answer to the acquire was lost. */
+    private List<Outcome<Boolean>> releaseOnAll(RedisGrant g) {
         String channel = keys.releaseChannel(g.name());
-        requireMajority("release", g, fanOut(i -> !g.values(i).isEmpty() && nodes.get(i).release(g.key(), channel, g.values(i))));
+        return fanOut(i -> g.mayHold(i) && nodes.get(i).release(g.key(), channel, g.claim()));
     }
 
     /** Returns if a majority did it; else the grant is not held, or, if some nodes could not answer, unknown. */
@@ -171,22 +167,23 @@ final class Redlock implements AutoCloseable {
         if (read.stream().filter(Outcome::ok).count() < quorum) {
             throw unreachable("inspect '" + name + "'", read);
         }
-        Map<String, List<RedisNode.Stored>> byValue = new HashMap<>();
+        Map<String, List<RedisNode.Stored>> byClaim = new HashMap<>();
         for (Outcome<Optional<RedisNode.Stored>> outcome : read) {
             if (outcome.ok()) {
-                outcome.value().ifPresent(s -> byValue.computeIfAbsent(s.value(), v -> new ArrayList<>()).add(s));
+                outcome.value().ifPresent(s -> byClaim.computeIfAbsent(LockValue.claimOf(s.value()), c -> new ArrayList<>()).add(s));
             }
         }
-        return byValue.entrySet().stream()
-                .filter(e -> e.getValue().size() >= quorum)
+        return byClaim.values().stream()
+                .filter(copies -> copies.size() >= quorum)
                 .findFirst()
-                .map(e -> info(name, e.getKey(), e.getValue()));
+                .map(copies -> info(name, copies));
     }
 
-    private LockInfo info(String name, String value, List<RedisNode.Stored> copies) {
+    /** The holder as a majority of nodes show it: the same claim, the final token wherever it was written back. */
+    private LockInfo info(String name, List<RedisNode.Stored> copies) {
         LockValue parsed;
         try {
-            parsed = LockValue.parse(value);
+            parsed = copies.stream().map(s -> LockValue.parse(s.value())).max(Comparator.comparingLong(LockValue::token)).orElseThrow();
         } catch (IllegalArgumentException e) {
             throw new LockBackendException(description + ": key '" + keys.lockKey(name)
                     + "' holds a value txlock did not write; is another application using prefix '" + keys.prefix() + "'?", e);
@@ -207,15 +204,29 @@ final class Redlock implements AutoCloseable {
         return lease.compareTo(MAX_LEASE) > 0 ? MAX_LEASE.toMillis() : Math.max(1, lease.toMillis());
     }
 
-    private static List<List<String>> asValues(String[] perNode) {
-        return Arrays.stream(perNode).map(v -> v == null ? List.<String>of() : List.of(v)).toList();
-    }
-
-    private void releaseQuietly(RedisGrant grant) {
+    /**
+     * Releases what an attempt took although it is not granted: at once where it was granted, and in the background
+     * where the answer was lost (quorum mode), so that a master that hangs does not hold up the answer twice.
+     * Whatever cannot be released expires with its lease.
+     */
+    private void undo(RedisGrant grant, List<Outcome<RedisNode.Answer>> answers) {
         String channel = keys.releaseChannel(grant.name());
-        for (Outcome<Boolean> o : fanOut(i -> !grant.values(i).isEmpty() && nodes.get(i).release(grant.key(), channel, grant.values(i)))) {
-            if (!o.ok()) {
-                log.debug("could not undo a partial grant of {}; it expires with its lease: {}", grant, o.error().getMessage());
+        List<Outcome<Boolean>> undone = fanOut(i -> answers.get(i).ok() && grant.mayHold(i)
+                && nodes.get(i).release(grant.key(), channel, grant.claim()));
+        undone.stream().filter(o -> !o.ok()).forEach(o -> log.debug("could not undo a partial grant of {}: {}", grant, o.error().getMessage()));
+        for (int i = 0; i < nodes.size() && fanOutThreads != null; i++) {
+            RedisNode node = nodes.get(i);
+            if (!answers.get(i).ok()) {
+                try {
+                    fanOutThreads.execute(() -> {
+                        Outcome<Boolean> o = Outcome.of(() -> node.release(grant.key(), channel, grant.claim()));
+                        if (!o.ok()) {
+                            log.debug("could not undo a partial grant of {}: {}", grant, o.error().getMessage());
+                        }
+                    });
+                } catch (RejectedExecutionException closed) {
+                    log.debug("closed: not undoing a partial grant of {} on {}", grant, node);
+                }
             }
         }
     }

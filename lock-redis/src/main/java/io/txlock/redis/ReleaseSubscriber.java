@@ -6,25 +6,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * Wake-up hints of one Redis node: ONE pub/sub connection and thread, whatever the number of waiters. A lock's
  * release channel is subscribed while at least one local waiter wants it, and unsubscribed when the last leaves;
  * an idle channel keeps the connection open in between. Started on the first subscription; after a lost
- * connection it reconnects with backoff and then wakes every waiter, because releases may have been missed.
- * Hints are only hints: the core re-checks now and then, so a lost message delays a waiter, never hangs it.
+ * connection it reconnects with backoff.
+ *
+ * <p>Subscribing never waits for the server: the caller's thread only asks, and the subscription's confirmation
+ * wakes the channel's waiters once, since a release may have happened before the channel was live (also after a
+ * reconnect). Hints are only hints: the core re-checks now and then, so a lost message delays a waiter, never
+ * hangs it.
  */
 final class ReleaseSubscriber implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriber.class);
-    /** How long a new subscription waits for the server's confirmation, so a release right after is not missed. */
-    private static final long CONFIRM_MILLIS = 2_000;
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long MAX_RETRY_MILLIS = 2_000;
 
@@ -39,14 +40,13 @@ final class ReleaseSubscriber implements AutoCloseable {
     private final Set<String> requested = new LinkedHashSet<>();
     /** Guarded by lock: the current connection once its idle channel is confirmed, else null. */
     private Listener connected;
-    /** Guarded by lock: the last connection attempt failed, so new subscriptions do not wait for it. */
+    /** Guarded by lock: the last connection attempt failed (logged once until it is back). */
     private boolean failing;
-    private boolean everConnected;
     private boolean closed;
     private Thread thread;
 
     /**
-     * @param onConnectionFailure run when the connection fails, before reconnecting: drops the client's other
+     * @param onConnectionFailure run when the connection breaks, before reconnecting: drops the client's other
      *     pooled connections, which the same failure has probably broken
      */
     ReleaseSubscriber(String address, UnifiedJedis client, String idleChannel, Runnable onConnectionFailure) {
@@ -57,11 +57,13 @@ final class ReleaseSubscriber implements AutoCloseable {
     }
 
     /**
+     * Asks for {@code onRelease} to run on every release published on {@code channel}, and once when the
+     * subscription is confirmed. Returns at once.
+     *
      * @return a subscription; closing it unsubscribes the channel if no other callback wants it
      */
     AutoCloseable subscribe(String channel, Runnable onRelease) {
         Topic topic;
-        boolean wait;
         synchronized (lock) {
             if (closed) {
                 return () -> { };
@@ -76,10 +78,6 @@ final class ReleaseSubscriber implements AutoCloseable {
             if (connected != null && requested.add(channel)) {
                 send(() -> connected.subscribe(channel));
             }
-            wait = !failing;
-        }
-        if (wait) {
-            topic.awaitConfirmed();
         }
         return () -> unsubscribe(topic, onRelease);
     }
@@ -144,7 +142,9 @@ final class ReleaseSubscriber implements AutoCloseable {
                     }
                     failing = true;
                 }
-                onConnectionFailure.run();
+                if (e instanceof JedisConnectionException) {
+                    onConnectionFailure.run();
+                }
             }
             synchronized (lock) {
                 if (connected == listener) {
@@ -166,7 +166,6 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     /** The idle channel is confirmed: catch up with the subscriptions that changed while connecting. */
     private void onConnected(Listener listener) {
-        List<Runnable> missed = List.of();
         synchronized (lock) {
             if (closed) {
                 send(listener::unsubscribe);
@@ -184,24 +183,19 @@ final class ReleaseSubscriber implements AutoCloseable {
                     send(() -> listener.unsubscribe(channel));
                 }
             }
-            if (failing || everConnected) {
+            if (failing) {
                 log.info("redis {}: release notifications restored", address);
-                missed = topics.values().stream().flatMap(t -> t.callbacks.stream()).toList();
             }
             failing = false;
-            everConnected = true;
         }
-        missed.forEach(this::runHint);
     }
 
+    /**
+     * A channel is live (again): its waiters re-check once, since a release just before may have been missed; on a
+     * new connection, whatever was released while it was down.
+     */
     private void onSubscribed(String channel) {
-        Topic topic;
-        synchronized (lock) {
-            topic = topics.get(channel);
-        }
-        if (topic != null) {
-            topic.confirmed.countDown();
-        }
+        onReleased(channel);
     }
 
     private void onReleased(String channel) {
@@ -234,18 +228,9 @@ final class ReleaseSubscriber implements AutoCloseable {
     private static final class Topic {
         final String channel;
         final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
-        final CountDownLatch confirmed = new CountDownLatch(1);
 
         Topic(String channel) {
             this.channel = channel;
-        }
-
-        void awaitConfirmed() {
-            try {
-                confirmed.await(CONFIRM_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 

@@ -6,14 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.txlock.LockBackendException;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
+import io.txlock.LockOptions;
 import io.txlock.spi.TransactionSupport;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocketFactory;
@@ -61,6 +63,37 @@ class AuthAndTlsTest {
         }
     }
 
+    /**
+     * Subscribing never holds up a waiter. Here the server refuses the subscription (a user without SUBSCRIBE), so
+     * it is never confirmed: a short timed wait still ends at its bound (waiting for the confirmation used to add
+     * 2 s), and a longer one gets the lock after the release through the core's fallback re-check.
+     */
+    @Test
+    void aSubscriptionThatIsNeverConfirmedDoesNotStretchATimedWait() throws Exception {
+        JedisClientConfig deaf = DefaultJedisClientConfig.builder().user("deaf").password(PASSWORD)
+                .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
+        try (RedisServer server = RedisServer.start("--user", "deaf", "on", ">" + PASSWORD, "~*", "&*", "+@all", "-subscribe");
+                LockManager holder = LockManager.builder(RedisLockProvider.builder(server.address(),
+                        DefaultJedisClientConfig.builder().build()).build()).transactions(TransactionSupport.none()).build();
+                LockManager waiter = LockManager.builder(RedisLockProvider.builder(server.address(), deaf).build())
+                        .transactions(TransactionSupport.none()).build()) {
+            LockHandle held = holder.acquire("unheard");
+            assertThat(waiter.inspect("unheard")).as("connected, and the lock held").isPresent();
+            Duration wait = Duration.ofMillis(200);
+            long start = System.nanoTime();
+            assertThat(waiter.tryAcquire("unheard", wait)).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("tryAcquire(%s) with an unconfirmed subscription", wait)
+                    .isLessThan(wait.plus(Duration.ofMillis(1_500)));
+
+            CompletableFuture<LockHandle> later = waiter.acquireAsync("unheard", LockOptions.defaults()
+                    .withWait(Duration.ofSeconds(20))).toCompletableFuture();
+            held.release();
+            try (LockHandle next = later.get(30, TimeUnit.SECONDS)) {
+                assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+        }
+    }
+
     @Test
     void theTlsSettingsOfTheJedisConfigAreUsedForLocksAndHints() throws Exception {
         Path dir = Files.createDirectories(SharedRedis.buildDir().resolve("tls-" + UUID.randomUUID().toString().substring(0, 8)));
@@ -94,10 +127,11 @@ class AuthAndTlsTest {
                 RedisLockProvider waiter = waiterSide.build()) {
             LockHandle handle = holder.acquire("secured");
             assertThat(holder.inspect("secured").orElseThrow().fencingToken()).isEqualTo(handle.fencingToken());
-            CountDownLatch hinted = new CountDownLatch(1);
-            try (AutoCloseable subscription = waiter.subscribe("secured", hinted::countDown).orElseThrow()) {
+            Hints hints = new Hints();
+            try (AutoCloseable subscription = waiter.subscribe("secured", hints).orElseThrow()) {
+                hints.awaitConfirmed();
                 handle.release();
-                assertThat(hinted.await(10, TimeUnit.SECONDS)).as("release hint over the same settings").isTrue();
+                hints.awaitMoreThan(1, "release hint over the same settings");
             }
             assertThat(holder.inspect("secured")).isEmpty();
         }

@@ -91,26 +91,31 @@ class JtaTransactionTest {
         assertThat(held("rolled-back")).isFalse();
     }
 
+    /** A transaction on another node waits for the commit, woken by the release that the commit publishes. */
     @Test
     void anotherTransactionWaitsForTheCommit() throws Exception {
         tm.begin();
         LockHandle first = locks.acquire("serial");
-        CompletableFuture<Long> other = CompletableFuture.supplyAsync(() -> {
-            try {
-                tm.begin();
-                try (LockHandle next = locks.acquire("serial", LockOptions.defaults().withWait(Duration.ofSeconds(20)))) {
-                    return next.fencingToken();
-                } finally {
-                    tm.commit();
+        try (LockManager otherNode = LockManager.builder(SharedRedis.provider(PREFIX))
+                .transactions(JtaTransactionSupport.of(new TransactionSynchronizationRegistryImple())).build()) {
+            CompletableFuture<Long> other = CompletableFuture.supplyAsync(() -> {
+                try {
+                    tm.begin();
+                    try (LockHandle next = otherNode.acquire("serial", LockOptions.defaults().withWait(Duration.ofSeconds(20)))) {
+                        return next.fencingToken();
+                    } finally {
+                        tm.commit();
+                    }
+                } catch (Exception e) {
+                    throw new CompletionException(e);
                 }
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        });
-        await("the other transaction queues").during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
-                .until(() -> !other.isDone());
-        tm.commit();
-        assertThat(other.get(20, TimeUnit.SECONDS)).isGreaterThan(first.fencingToken());
+            });
+            await("the other transaction waits for the lock's release message").atMost(Duration.ofSeconds(10))
+                    .until(() -> SharedRedis.subscribers(PREFIX + "released:serial") == 1L);
+            assertThat(other).as("still held by the open transaction").isNotDone();
+            tm.commit();
+            assertThat(other.get(20, TimeUnit.SECONDS)).isGreaterThan(first.fencingToken());
+        }
         assertThat(held("serial")).isFalse();
     }
 

@@ -11,6 +11,7 @@ import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.spi.TransactionSupport;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.args.ClientPauseMode;
+import redis.clients.jedis.commands.ProtocolCommand;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.params.SetParams;
 
 /** Quorum mode (Redlock) over three private masters, some of them killed and restarted without persistence. */
@@ -32,6 +36,10 @@ class QuorumTest {
 
     private static final JedisClientConfig FAST_FAILING =
             DefaultJedisClientConfig.builder().connectionTimeoutMillis(500).socketTimeoutMillis(1_000).build();
+    /** Waits for a paused master rather than giving up on it. */
+    private static final JedisClientConfig PATIENT =
+            DefaultJedisClientConfig.builder().connectionTimeoutMillis(2_000).socketTimeoutMillis(30_000).build();
+    private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
     private static final List<RedisServer> servers = new ArrayList<>();
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private String prefix;
@@ -39,7 +47,7 @@ class QuorumTest {
     @BeforeAll
     static void startServers() {
         for (int i = 0; i < 3; i++) {
-            servers.add(RedisServer.start());
+            servers.add(RedisServer.start("--enable-debug-command", "yes"));
         }
     }
 
@@ -61,11 +69,15 @@ class QuorumTest {
     }
 
     private LockManager manager() {
+        return manager(FAST_FAILING, 0.01);
+    }
+
+    private LockManager manager(JedisClientConfig config, double clockDriftFactor) {
         if (prefix == null) {
             prefix = SharedRedis.randomPrefix();
         }
-        LockManager m = LockManager.builder(RedisLockProvider.quorum(servers.stream().map(RedisServer::address).toList(),
-                FAST_FAILING).keyPrefix(prefix).build()).transactions(TransactionSupport.none()).build();
+        LockManager m = LockManager.builder(RedisLockProvider.quorum(servers.stream().map(RedisServer::address).toList(), config)
+                .keyPrefix(prefix).clockDriftFactor(clockDriftFactor).build()).transactions(TransactionSupport.none()).build();
         toClose.add(m);
         return m;
     }
@@ -80,6 +92,45 @@ class QuorumTest {
 
     private static Jedis on(int server) {
         return new Jedis(servers.get(server).address(), FAST_FAILING);
+    }
+
+    /** @return the value of {@code key} on every master, null where it has none */
+    private static List<String> valuesOf(String key) {
+        List<String> values = new ArrayList<>();
+        for (int i = 0; i < servers.size(); i++) {
+            try (Jedis jedis = on(i)) {
+                values.add(jedis.get(key));
+            }
+        }
+        return values;
+    }
+
+    /** CLIENT PAUSE: the master queues every command for {@code pause}, then runs them; in effect once this returns. */
+    private static void pause(int server, Duration pause) {
+        try (Jedis jedis = on(server)) {
+            jedis.clientPause(pause.toMillis(), ClientPauseMode.ALL);
+        }
+    }
+
+    /**
+     * DEBUG SLEEP: the master runs nothing for {@code sleep}, then everything it received meanwhile, also commands
+     * of clients that gave up waiting (unlike CLIENT PAUSE, which drops those). Returns once it sleeps.
+     */
+    private static void sleep(int server, Duration sleep) {
+        CompletableFuture.runAsync(() -> {
+            try (Jedis jedis = new Jedis(servers.get(server).address(), PATIENT)) {
+                jedis.sendCommand(DEBUG, "SLEEP", Double.toString(sleep.toMillis() / 1000.0));
+            }
+        });
+        JedisClientConfig impatient = DefaultJedisClientConfig.builder().connectionTimeoutMillis(500).socketTimeoutMillis(200).build();
+        await("master " + server + " asleep").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            try (Jedis jedis = new Jedis(servers.get(server).address(), impatient)) {
+                jedis.ping();
+                return false;
+            } catch (JedisConnectionException noAnswer) {
+                return true;
+            }
+        });
     }
 
     @Test
@@ -120,8 +171,8 @@ class QuorumTest {
     void aSplitVoteIsNotAGrantAndLeavesNothingBehind() {
         LockManager locks = manager();
         try (Jedis first = on(0); Jedis second = on(1)) {
-            first.set(prefix + "lock:split", "1 1 other-host other/a", SetParams.setParams().px(30_000));
-            second.set(prefix + "lock:split", "2 1 other-host other/b", SetParams.setParams().px(30_000));
+            first.set(prefix + "lock:split", "1 1 grant-a other-host other/a", SetParams.setParams().px(30_000));
+            second.set(prefix + "lock:split", "2 1 grant-b other-host other/b", SetParams.setParams().px(30_000));
         }
         assertThat(locks.tryAcquire("split")).isEmpty();
         assertThat(locks.inspect("split")).as("no value on a majority").isEmpty();
@@ -141,6 +192,64 @@ class QuorumTest {
         held.release();
         try (LockHandle next = waiting.get(20, TimeUnit.SECONDS)) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    /**
+     * A master that ran the acquire script but whose answer was lost (it slept past the client's socket timeout)
+     * holds the key although the grant never learnt its value there: renewal and release still reach it, by the
+     * grant's claim, instead of leaving it to block that master for the whole lease.
+     */
+    @Test
+    void renewalAndReleaseReachAMasterWhoseAnswerWasLost() throws Exception {
+        LockManager locks = manager();
+        String key = prefix + "lock:lost-answer";
+        locks.acquire("lost-answer").release(); // caches the scripts: the sleeping master runs the EVALSHA later
+        sleep(2, Duration.ofSeconds(4));
+        LockHandle handle = locks.acquire("lost-answer");
+        String late = await("the sleeping master ran the acquire once awake").atMost(Duration.ofSeconds(20))
+                .ignoreExceptions().until(() -> valuesOf(key).get(2), v -> v != null);
+        assertThat(LockValue.parse(late).token()).as("its own token: the grant never saw it to write the final one back")
+                .isNotEqualTo(handle.fencingToken());
+        assertThat(LockValue.parse(late).ownerId()).startsWith(locks.instanceId() + "/");
+
+        handle.extend(Duration.ofMinutes(5));
+        try (Jedis third = on(2)) {
+            assertThat(third.pttl(key)).as("renewed on the master whose answer was lost").isGreaterThan(60_000L);
+        }
+        handle.release();
+        assertThat(valuesOf(key)).as("released on every master").containsOnlyNulls();
+    }
+
+    /** Redlock's validity time: a majority granted, but only after the lease ran out; refused, and undone everywhere. */
+    @Test
+    void aMajorityThatGrantedTooLateIsNoGrantAndLeavesNothingBehind() {
+        LockManager locks = manager(PATIENT, 0.0);
+        pause(1, Duration.ofMillis(2_000));
+        pause(2, Duration.ofMillis(2_000));
+        assertThat(locks.tryAcquire("too-late", LockOptions.defaults().withWait(Duration.ZERO)
+                .withLease(Duration.ofMillis(1_500)))).isEmpty();
+        assertThat(valuesOf(prefix + "lock:too-late")).containsOnlyNulls();
+    }
+
+    /**
+     * The clock-drift allowance: a grant that took 2.5 s of a 4 s lease is refused when the clocks may drift by
+     * 45 % of the lease (and undone on every master), and granted when they may drift by 1 %.
+     */
+    @Test
+    void aGrantIsRefusedWhenLessThanTheDriftAllowanceOfItsLeaseIsLeft() {
+        LockOptions fourSeconds = LockOptions.defaults().withWait(Duration.ZERO).withLease(Duration.ofSeconds(4));
+        LockManager drifting = manager(PATIENT, 0.45);
+        pause(1, Duration.ofMillis(2_500));
+        pause(2, Duration.ofMillis(2_500));
+        assertThat(drifting.tryAcquire("drift", fourSeconds)).isEmpty();
+        assertThat(valuesOf(prefix + "lock:drift")).containsOnlyNulls();
+
+        LockManager steady = manager(PATIENT, 0.01);
+        pause(1, Duration.ofMillis(2_500));
+        pause(2, Duration.ofMillis(2_500));
+        try (LockHandle handle = steady.tryAcquire("drift", fourSeconds).orElseThrow()) {
+            assertThat(steady.inspect("drift").orElseThrow().fencingToken()).isEqualTo(handle.fencingToken());
         }
     }
 

@@ -16,6 +16,7 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
+import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
@@ -25,8 +26,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -180,10 +183,12 @@ class RedisLockProviderTest {
         RedisLockProvider waiting = provider();
         RedisLockProvider holding = provider();
         Grant grant = holding.tryAcquire(request("wake", "holder", Duration.ofSeconds(30))).grant();
-        CountDownLatch woken = new CountDownLatch(1);
-        try (AutoCloseable subscription = waiting.subscribe("wake", woken::countDown).orElseThrow()) {
+        Hints hints = new Hints();
+        try (AutoCloseable subscription = waiting.subscribe("wake", hints).orElseThrow()) {
+            hints.awaitConfirmed();
+            assertThat(hints.count()).as("only the confirmation so far").isEqualTo(1);
             holding.release(grant);
-            assertThat(woken.await(10, TimeUnit.SECONDS)).as("release hint received").isTrue();
+            hints.awaitMoreThan(1, "release hint received");
         }
     }
 
@@ -197,9 +202,11 @@ class RedisLockProviderTest {
         for (int i = 0; i < 6; i++) {
             subscriptions.add(provider.subscribe("sub-" + (i % 3), () -> { }).orElseThrow());
         }
-        for (int i = 0; i < 3; i++) {
-            assertThat(SharedRedis.subscribers(PREFIX + "released:sub-" + i)).isEqualTo(1L);
-        }
+        await("channels subscribed").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            for (int i = 0; i < 3; i++) {
+                assertThat(SharedRedis.subscribers(PREFIX + "released:sub-" + i)).isEqualTo(1L);
+            }
+        });
         assertThat(SharedRedis.clientList().lines().filter(l -> l.contains("name=" + clientName + " ")).filter(l -> !l.contains(" sub=0 ")).count()).as("pub/sub connections of this provider").isEqualTo(1);
         for (AutoCloseable s : subscriptions) {
             s.close();
@@ -211,25 +218,57 @@ class RedisLockProviderTest {
         });
     }
 
+    /**
+     * The release message, not the core's fallback re-check, hands the lock over. A waiter that nothing wakes
+     * attempts again no sooner than 500 ms after a miss (the core's fallback pause while hints are subscribed),
+     * so an attempt sooner than that after the miss was woken. The holder releases inside a miss of the waiter
+     * that nothing woke (its previous attempt started after the last hint), just before it answers. On a machine
+     * stalled for that long a round proves nothing either way, so up to five rounds are tried; with the message
+     * ignored, none could succeed.
+     */
     @Test
-    void aWaitingManagerIsHandedTheLockOnRelease() throws Exception {
+    void aWaiterIsWokenByTheReleaseMessageNotByItsFallbackRecheck() throws Exception {
         LockManager holder = manager();
-        AtomicInteger hints = new AtomicInteger();
-        RedisLockProvider counted = provider();
-        LockManager waiter = LockManager.builder(new HintCountingProvider(counted, hints)).transactions(TransactionSupport.none()).build();
+        ObservedProvider observed = new ObservedProvider(provider());
+        LockManager waiter = LockManager.builder(observed).transactions(TransactionSupport.none()).build();
         toClose.add(waiter);
+        long fallbackPause = Duration.ofMillis(500).toNanos();
+        List<Long> handoffs = new ArrayList<>();
+        while (handoffs.size() < 5 && (handoffs.isEmpty() || handoffs.get(handoffs.size() - 1) >= fallbackPause)) {
+            LockHandle held = holder.acquire("handoff");
+            int hints = observed.hints();
+            CompletableFuture<Long> releasedAt = observed.releaseInsideAnUnwokenMiss(held);
+            CompletableFuture<LockHandle> waiting = waiter.acquireAsync("handoff",
+                    LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture();
+            LockHandle got = waiting.get(30, TimeUnit.SECONDS);
+            long missAnswered = releasedAt.get(30, TimeUnit.SECONDS);
+            assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(observed.hints()).as("confirmation and release delivered").isGreaterThan(hints + 1);
+            handoffs.add(observed.firstAttemptAfter(missAnswered) - missAnswered);
+            got.release();
+        }
+        assertThat(handoffs).as("ns from the miss that released to the next attempt, in each round")
+                .anyMatch(nanos -> nanos < fallbackPause);
+    }
 
-        LockHandle held = holder.acquire("handoff");
-        CompletableFuture<LockHandle> waiting = waiter.acquireAsync("handoff",
-                LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture();
-        await().atMost(Duration.ofSeconds(10)).until(() -> SharedRedis.subscribers(PREFIX + "released:handoff") == 1L);
-        assertThat(waiting).isNotDone();
-        long token = held.fencingToken();
-        held.release();
-        LockHandle got = waiting.get(20, TimeUnit.SECONDS);
-        assertThat(got.fencingToken()).isGreaterThan(token);
-        assertThat(hints.get()).as("release hints delivered").isPositive();
-        got.release();
+    /** A lost release message (the key deleted without a PUBLISH) costs the waiter only the fallback re-check. */
+    @Test
+    void aWaiterGetsTheLockWhenItsReleaseMessageIsLost() throws Exception {
+        RedisLockProvider holding = provider();
+        Grant held = holding.tryAcquire(request("unannounced", "holder", Duration.ofSeconds(60))).grant();
+        ObservedProvider observed = new ObservedProvider(provider());
+        LockManager waiter = LockManager.builder(observed).transactions(TransactionSupport.none()).build();
+        toClose.add(waiter);
+        CompletableFuture<LockHandle> waiting = waiter.acquireAsync("unannounced",
+                LockOptions.defaults().withWait(Duration.ofSeconds(20))).toCompletableFuture();
+        await("the waiter's subscription confirmed").atMost(Duration.ofSeconds(10)).until(() -> observed.hints() >= 1);
+        int hints = observed.hints();
+
+        assertThat(redis.del(PREFIX + "lock:unannounced")).isEqualTo(1L);
+        try (LockHandle got = waiting.get(30, TimeUnit.SECONDS)) {
+            assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(observed.hints()).as("no message: the fallback re-check found it free").isEqualTo(hints);
+        }
     }
 
     /** An expiring key publishes nothing: the waiter's re-check, bounded by the holder's remaining lease, finds it free. */
@@ -320,16 +359,76 @@ class RedisLockProviderTest {
         }
     }
 
-    /** Passes everything to a provider, counting the release hints it delivers. */
-    private record HintCountingProvider(RedisLockProvider delegate, AtomicInteger hints) implements io.txlock.spi.LockProvider {
-        @Override
-        public String describe() {
-            return delegate.describe();
+    /** Passes everything to a real provider, recording its attempts and the release hints it delivers. */
+    private static final class ObservedProvider implements LockProvider {
+        private final RedisLockProvider delegate;
+        private final AtomicInteger hints = new AtomicInteger();
+        /** When the last hint was delivered to the core (its callback returned). */
+        private volatile long lastHintDelivered = System.nanoTime();
+        private volatile long previousAttemptStarted;
+        private final List<Long> attemptStarts = new CopyOnWriteArrayList<>();
+        private final AtomicReference<Armed> inUnwokenMiss = new AtomicReference<>();
+
+        /** A release to run inside a miss, once the subscription made after {@code hintsBefore} is confirmed. */
+        private record Armed(int hintsBefore, Runnable release) {
+        }
+
+        ObservedProvider(RedisLockProvider delegate) {
+            this.delegate = delegate;
+        }
+
+        int hints() {
+            return hints.get();
+        }
+
+        /**
+         * Releases {@code held} inside a miss of the waiter that starts next, once nothing can have woken it: its
+         * subscription's confirmation was delivered, and its previous attempt started after the last hint, so no
+         * wake-up is pending when the miss answers. Call before the waiter starts.
+         *
+         * @return when that miss answered (System.nanoTime)
+         */
+        CompletableFuture<Long> releaseInsideAnUnwokenMiss(LockHandle held) {
+            CompletableFuture<Long> answered = new CompletableFuture<>();
+            previousAttemptStarted = 0;
+            inUnwokenMiss.set(new Armed(hints.get(), () -> {
+                held.release();
+                answered.complete(System.nanoTime());
+            }));
+            return answered;
+        }
+
+        long firstAttemptAfter(long nanos) {
+            return attemptStarts.stream().filter(t -> t - nanos > 0).findFirst().orElseThrow();
         }
 
         @Override
         public Attempt tryAcquire(LockRequest request) {
-            return delegate.tryAcquire(request);
+            long start = System.nanoTime();
+            long previous = previousAttemptStarted;
+            previousAttemptStarted = start;
+            attemptStarts.add(start);
+            Attempt attempt = delegate.tryAcquire(request);
+            Armed armed = inUnwokenMiss.get();
+            if (!attempt.isGranted() && armed != null && hints.get() > armed.hintsBefore()
+                    && previous != 0 && previous - lastHintDelivered > 0 && inUnwokenMiss.compareAndSet(armed, null)) {
+                armed.release().run();
+            }
+            return attempt;
+        }
+
+        @Override
+        public Optional<AutoCloseable> subscribe(String name, Runnable onRelease) {
+            return delegate.subscribe(name, () -> {
+                onRelease.run();
+                lastHintDelivered = System.nanoTime();
+                hints.incrementAndGet();
+            });
+        }
+
+        @Override
+        public String describe() {
+            return delegate.describe();
         }
 
         @Override
@@ -345,14 +444,6 @@ class RedisLockProviderTest {
         @Override
         public Optional<LockInfo> inspect(String name) {
             return delegate.inspect(name);
-        }
-
-        @Override
-        public Optional<AutoCloseable> subscribe(String name, Runnable onRelease) {
-            return delegate.subscribe(name, () -> {
-                hints.incrementAndGet();
-                onRelease.run();
-            });
         }
 
         @Override

@@ -2,7 +2,6 @@ package io.txlock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.txlock.LockBackendException;
 import io.txlock.LockHandle;
@@ -14,7 +13,6 @@ import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,16 +92,16 @@ class ServerFaultTest {
     void releaseHintsResumeAfterTheServerComesBack() throws Exception {
         try (RedisLockProvider waiting = RedisLockProvider.builder(server.address(), FAST_FAILING).keyPrefix(PREFIX).build();
                 LockManager releasing = manager()) {
-            AtomicInteger hints = new AtomicInteger();
-            try (AutoCloseable subscription = waiting.subscribe("hinted", hints::incrementAndGet).orElseThrow()) {
+            Hints hints = new Hints();
+            try (AutoCloseable subscription = waiting.subscribe("hinted", hints).orElseThrow()) {
+                hints.awaitConfirmed();
+                int beforeRestart = hints.count();
                 server.kill();
                 server.restart();
-                await("waiters woken after the reconnect, releases may have been missed")
-                        .atMost(Duration.ofSeconds(15)).until(() -> hints.get() >= 1);
-                int afterReconnect = hints.get();
+                hints.awaitMoreThan(beforeRestart, "waiters woken after the reconnect, releases may have been missed");
+                int afterReconnect = hints.count();
                 releasing.acquire("hinted").release();
-                await("hint of a release after the reconnect").atMost(Duration.ofSeconds(15))
-                        .until(() -> hints.get() > afterReconnect);
+                hints.awaitMoreThan(afterReconnect, "hint of a release after the reconnect");
             }
         }
     }

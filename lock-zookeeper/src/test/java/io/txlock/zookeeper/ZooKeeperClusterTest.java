@@ -3,6 +3,7 @@ package io.txlock.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.txlock.LockBackendException;
 import io.txlock.LockException;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -100,7 +102,7 @@ class ZooKeeperClusterTest {
         InstanceSpec holderServer = servers.get(0);
         // the holder can reach one server only, so it stays disconnected while that one is down
         LockManager holder = LockManager.builder(ZooKeeperLockProvider.builder(
-                        ZooKeeperTesting.client(holderServer.getConnectString(), 20_000)).basePath(basePath).closeClient(true).build())
+                        ZooKeeperTesting.pinnedClient(holderServer.getConnectString(), 20_000)).basePath(basePath).closeClient(true).build())
                 .transactions(TransactionSupport.none()).build();
         managers.add(holder);
         CuratorFramework observer = ZooKeeperTesting.client(servers.get(1).getConnectString() + "," + servers.get(2).getConnectString());
@@ -120,6 +122,47 @@ class ZooKeeperClusterTest {
         } finally {
             observer.close();
         }
+    }
+
+    /**
+     * The holder reaches only the leader, which is killed. The holder is suspended at once; the new leader expires
+     * its short session (the waiter's is long) and deletes its node. Only then is the waiter granted, with a
+     * higher token, never while the holder could still take its lock for valid; the holder is told it lost it.
+     */
+    @Test
+    void aHolderWhoseSessionExpiresAcrossALeaderChangeIsToldAndItsLockPassesOn() throws Exception {
+        String basePath = ZooKeeperTesting.randomBasePath();
+        InstanceSpec leader = leader();
+        String others = cluster.getInstances().stream().filter(spec -> !spec.equals(leader))
+                .map(InstanceSpec::getConnectString).collect(Collectors.joining(","));
+        LockManager holder = manager(ZooKeeperTesting.pinnedClient(leader.getConnectString(), ZooKeeperTesting.SESSION_TIMEOUT_MS),
+                basePath);
+        LockManager waiter = manager(ZooKeeperTesting.client(others, 20_000), basePath);
+        LockHandle held = holder.acquire("expiring");
+        CountDownLatch lost = new CountDownLatch(1);
+        held.onLost(lost::countDown);
+
+        assertThat(cluster.killServer(leader)).isTrue();
+        long deadline = System.nanoTime() + PHASE.toNanos();
+        LockHandle next = null;
+        while (next == null) {
+            try {
+                next = waiter.acquire("expiring", LockOptions.defaults().withWait(PHASE));
+            } catch (LockBackendException caughtInTheElection) {
+                assertThat(deadline - System.nanoTime()).as("time left to get the lock after the failover").isPositive();
+            }
+        }
+        assertThat(held.isValid()).as("the old holder, when the waiter is granted").isFalse();
+        assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(lost.await(PHASE.toSeconds(), TimeUnit.SECONDS)).as("the old holder told it lost the lock").isTrue();
+        next.release();
+    }
+
+    private LockManager manager(CuratorFramework client, String basePath) {
+        LockManager locks = LockManager.builder(ZooKeeperLockProvider.builder(client).basePath(basePath).closeClient(true).build())
+                .transactions(TransactionSupport.none()).build();
+        managers.add(locks);
+        return locks;
     }
 
     private void contend(LockManager locks) {

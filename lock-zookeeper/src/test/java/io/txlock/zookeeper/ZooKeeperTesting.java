@@ -59,12 +59,26 @@ final class ZooKeeperTesting {
     }
 
     static CuratorFramework client(String connectString, int sessionTimeoutMs) throws InterruptedException {
-        CuratorFramework client = CuratorFrameworkFactory.builder()
+        return started(builder(connectString, sessionTimeoutMs).build(), connectString);
+    }
+
+    /**
+     * @return a started client that only ever connects to {@code connectString}: Curator's ensemble tracker, which
+     *     would learn the other servers of an ensemble from its configuration and fail over to them, is off
+     */
+    static CuratorFramework pinnedClient(String connectString, int sessionTimeoutMs) throws InterruptedException {
+        return started(builder(connectString, sessionTimeoutMs).ensembleTracker(false).build(), connectString);
+    }
+
+    private static CuratorFrameworkFactory.Builder builder(String connectString, int sessionTimeoutMs) {
+        return CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 .sessionTimeoutMs(sessionTimeoutMs)
                 .connectionTimeoutMs(CONNECTION_TIMEOUT_MS)
-                .retryPolicy(new RetryNTimes(3, 200))
-                .build();
+                .retryPolicy(new RetryNTimes(3, 200));
+    }
+
+    private static CuratorFramework started(CuratorFramework client, String connectString) throws InterruptedException {
         client.start();
         if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
             client.close();
