@@ -255,6 +255,16 @@ public final class CoreLockManager implements LockManager {
         provider.close();
     }
 
+    /** @return how many names this manager keeps state for: names held or waited for, none other */
+    int trackedNames() {
+        return states.size();
+    }
+
+    /** @return how many lease timers are pending */
+    int pendingLeaseTimers() {
+        return leaseTimers.pending();
+    }
+
     @Override
     public String toString() {
         return "LockManager[" + instanceId + " on " + provider.describe() + "]";

@@ -69,6 +69,11 @@ final class LeaseTimers {
         return due;
     }
 
+    /** @return how many tasks are scheduled and not yet run or cancelled */
+    int pending() {
+        return pending.size();
+    }
+
     private void sweepBy(long at) {
         while (true) {
             long planned = sweepAt.get();
