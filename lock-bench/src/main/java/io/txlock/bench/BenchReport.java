@@ -21,9 +21,14 @@ public record BenchReport(String command, Instant started, double seconds, Machi
         String loadAtEnd, List<BackendInfo> backends, List<ScenarioResult> results, List<String> errors,
         List<String> warmupFailures) {
 
-    /** @return whether every run, warm-up included, was safe and nothing failed to run */
+    /** @return whether the checker found every run that ran safe, warm-up included */
+    public boolean safe() {
+        return warmupFailures.isEmpty() && results.stream().allMatch(ScenarioResult::passed);
+    }
+
+    /** @return whether every run was safe and nothing failed to run */
     public boolean passed() {
-        return errors.isEmpty() && warmupFailures.isEmpty() && results.stream().allMatch(ScenarioResult::passed);
+        return safe() && errors.isEmpty();
     }
 
     /**

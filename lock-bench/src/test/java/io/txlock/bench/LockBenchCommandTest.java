@@ -1,0 +1,43 @@
+package io.txlock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The command line as the jar runs it ({@link LockBench#main} is {@code System.exit(LockBench.execute(…))}). */
+class LockBenchCommandTest {
+
+    /** A JDBC URL where nothing listens: the connection is refused at once. */
+    private static final String NOBODY = "jdbc:postgresql://127.0.0.1:1/test";
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return LockBench.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String printed() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aBackendThatCannotBeUsedExitsWithThreeAndDoesNotReadAsPassed() {
+        int status = run("--backend", "postgresql", "--jdbc-url", NOBODY, "--scenarios", "counter", "--duration", "200ms");
+
+        assertThat(status).isEqualTo(3);
+        assertThat(printed()).contains("ERROR postgresql").contains("NOT PASSED").doesNotContain("CHECKER PASSED");
+    }
+
+    @Test
+    void aCheckerFailureWinsOverABackendThatCouldNotBeUsed() {
+        int status = run("--backend", "none,postgresql", "--jdbc-url", NOBODY, "--scenarios", "counter", "--duration", "400ms",
+                "--warmup", "100ms", "--workers", "4", "--hold", "1ms", "--no-jit-warmup");
+
+        assertThat(status).isEqualTo(1);
+        assertThat(printed()).contains("ERROR postgresql").contains("CHECKER FAILED").contains("lost updates");
+    }
+}
