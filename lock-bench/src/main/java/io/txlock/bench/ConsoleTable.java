@@ -24,8 +24,8 @@ final class ConsoleTable {
             b.append(' ').append(m.way()).append(' ').append(Format.rate(m.throughput())).append(" ops/s");
             b.append(" [").append(m.verdict().summary()).append(']');
         }
-        if (r.ratio() != null) {
-            b.append("; ").append(r.ratio().what()).append(' ').append(r.ratio().describe());
+        for (Target t : r.targets()) {
+            b.append("; ").append(t.what()).append(' ').append(t.describe());
         }
         return b.toString();
     }
@@ -61,13 +61,14 @@ final class ConsoleTable {
         out.println();
         out.println("latency: a whole lock + unlock cycle (orders: a whole submission); handoff: one holder's end to the next"
                 + " waiting holder's start");
-        List<ScenarioResult> withRatio = report.results().stream().filter(r -> r.ratio() != null).toList();
-        if (!withRatio.isEmpty()) {
+        List<ScenarioResult> withTargets = report.results().stream().filter(r -> !r.targets().isEmpty()).toList();
+        if (!withTargets.isEmpty()) {
             out.println();
             out.println("targets (DESIGN.md)");
-            for (ScenarioResult r : withRatio) {
-                out.println("  " + pad(r.backend() + " " + r.strategy() + " " + r.scenario(), 40) + pad(r.ratio().what(), 28)
-                        + r.ratio().describe());
+            for (ScenarioResult r : withTargets) {
+                for (Target t : r.targets()) {
+                    out.println("  " + pad(r.backend() + " " + r.strategy() + " " + r.scenario(), 40) + pad(t.what(), 28) + t.describe());
+                }
             }
         }
         for (ScenarioResult r : report.results()) {

@@ -34,7 +34,7 @@ final class CounterScenario extends LockScenario {
     }
 
     @Override
-    Ratio ratio(Measurement txlock, Measurement floor, Backend backend) {
+    Target ratio(Measurement txlock, Measurement floor, Backend backend) {
         return null;
     }
 }

@@ -40,9 +40,9 @@ final class HandoffScenario extends LockScenario {
     }
 
     @Override
-    Ratio ratio(Measurement txlock, Measurement floor, Backend backend) {
+    Target ratio(Measurement txlock, Measurement floor, Backend backend) {
         double value = floor.handoff().count() == 0 || txlock.handoff().count() == 0 ? Double.NaN
                 : txlock.handoff().p99() / floor.handoff().p99();
-        return new Ratio("txlock/floor handoff p99", value, TARGET, false, true);
+        return Target.ratio("txlock/floor handoff p99", value, TARGET, false, true);
     }
 }

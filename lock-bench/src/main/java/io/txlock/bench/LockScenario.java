@@ -31,7 +31,7 @@ abstract class LockScenario implements Scenario {
     abstract Floor floor();
 
     /** @return txlock against the floor, or null if there is no floor */
-    abstract Ratio ratio(Measurement txlock, Measurement floor, Backend backend);
+    abstract Target ratio(Measurement txlock, Measurement floor, Backend backend);
 
     @Override
     public List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress) throws Exception {
@@ -60,8 +60,9 @@ abstract class LockScenario implements Scenario {
                     failures.add("after the kill: " + outcome.kill().describe());
                 }
                 List<Measurement> ms = floor == null ? List.of(txlock) : List.of(txlock, floor);
-                results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), ms,
-                        floor == null ? null : ratio(txlock, floor, backend), outcome.kill(), failures));
+                List<Target> targets = floor == null ? List.of() : List.of(ratio(txlock, floor, backend));
+                results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), ms, targets, outcome.kill(),
+                        failures));
             } finally {
                 if (counterFile != null) {
                     Files.deleteIfExists(counterFile);
