@@ -14,7 +14,7 @@ import java.util.List;
  * @param loadAtEnd the load average when it ended
  * @param backends each backend with its server and driver versions
  * @param results every scenario result
- * @param errors backends or scenarios that could not run at all
+ * @param errors backends or scenarios that could not run at all, and txlock runs that proved nothing
  * @param warmupFailures safety failures found during the unmeasured JIT warm-up runs
  */
 public record BenchReport(String command, Instant started, double seconds, MachineInfo machine, String loadAtStart,

@@ -111,7 +111,7 @@ final class ConsoleTable {
             out.println("CHECKER FAILED: see above");
         } else if (!report.errors().isEmpty()) {
             out.println("NOT PASSED: the checker found no violation in what ran, but " + report.errors().size()
-                    + (report.errors().size() == 1 ? " run" : " runs") + " could not be done: see ERROR above");
+                    + (report.errors().size() == 1 ? " run" : " runs") + " could not be done or proved nothing: see ERROR above");
         } else {
             out.println("CHECKER PASSED: " + String.format(java.util.Locale.ROOT, "%,d", sections)
                     + " critical sections, no overlapping holders, no token went backwards");

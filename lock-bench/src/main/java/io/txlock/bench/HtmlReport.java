@@ -74,7 +74,7 @@ final class HtmlReport {
     private static void verdict(StringBuilder h, BenchReport report) {
         boolean passed = report.passed();
         h.append("<div class=\"banner ").append(passed ? "pass" : "fail").append("\"><b>")
-                .append(passed ? "Checker passed" : !report.safe() ? "CHECKER FAILED" : "NOT PASSED: some runs could not be done")
+                .append(passed ? "Checker passed" : !report.safe() ? "CHECKER FAILED" : "NOT PASSED: some runs could not be done or proved nothing")
                 .append("</b>: ");
         long sections = report.results().stream().flatMap(r -> r.measurements().stream()).filter(m -> !m.way().equals("seed"))
                 .mapToLong(m -> m.verdict().sections()).sum();

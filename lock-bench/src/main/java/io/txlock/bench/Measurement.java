@@ -49,6 +49,7 @@ public record Measurement(String way, String describe, long ops, double seconds,
         }
         double seconds = (to - from) / 1e9;
         Map<String, Long> counts = new LinkedHashMap<>();
+        counts.put("finished", (long) outcome.sections().size() - (outcome.kill() != null ? 1 : 0));
         counts.put("timeouts", outcome.timeouts());
         counts.put("errors", outcome.errors());
         List<String> notes = new ArrayList<>();
@@ -83,6 +84,16 @@ public record Measurement(String way, String describe, long ops, double seconds,
             }
         }
         return Latency.of(gaps);
+    }
+
+    /** @return operations finished in the whole run, warm-up included: critical sections, or orders stored or refused */
+    public long finished() {
+        return count("finished");
+    }
+
+    /** @return operations given up in the whole run: acquires that timed out or failed, submissions whose every try failed */
+    public long givenUp() {
+        return count("timeouts") + count("errors") + count("failed submissions");
     }
 
     /**

@@ -361,6 +361,7 @@ final class OrdersScenario implements Scenario {
             counts.put("stored", stored.sum());
             counts.put("refused duplicates", refused.sum());
             counts.put("failed submissions", failed.sum());
+            counts.put("finished", stored.sum() + refused.sum());
             for (SqlFailure f : SqlFailure.values()) {
                 counts.put(f.countName(), failures.get(f).sum());
             }

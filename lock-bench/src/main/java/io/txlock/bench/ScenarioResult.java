@@ -24,6 +24,25 @@ public record ScenarioResult(String backend, String strategy, String scenario, S
         return failures.isEmpty();
     }
 
+    /**
+     * @return why txlock's run proves nothing, or null: it finished no operation in the measured window, or gave up
+     *     (timed out, failed) more operations than it finished; the checker passes such a run on next to nothing
+     */
+    public String unproven() {
+        Measurement txlock = way("txlock");
+        if (txlock == null) {
+            return null;
+        }
+        String counts = txlock.finished() + " finished and " + txlock.givenUp() + " timed out or failed in the whole run";
+        if (txlock.ops() == 0) {
+            return "txlock finished no operation in the measured window (" + counts + "): the run proves nothing";
+        }
+        if (txlock.givenUp() > txlock.finished()) {
+            return "txlock gave up more operations than it finished (" + counts + "): the run proves little";
+        }
+        return null;
+    }
+
     /** @return txlock against its yardstick, or null if the scenario has none */
     public Target ratio() {
         return targets.stream().filter(t -> t.kind() == Target.Kind.RATIO).findFirst().orElse(null);

@@ -33,6 +33,16 @@ class LockBenchCommandTest {
     }
 
     @Test
+    void aTxlockRunWhoseAcquiresMostlyTimeOutExitsWithThree() {
+        int status = run("--scenarios", "handoff", "--strategy", "SELECT_FOR_UPDATE", "--wait", "0ms", "--hold", "5ms",
+                "--duration", "400ms", "--warmup", "100ms", "--no-jit-warmup");
+
+        assertThat(status).isEqualTo(3);
+        assertThat(printed()).contains("ERROR h2 SELECT_FOR_UPDATE handoff: txlock gave up more operations than it finished")
+                .contains("NOT PASSED").doesNotContain("CHECKER PASSED").doesNotContain("CHECKER FAILED");
+    }
+
+    @Test
     void aCheckerFailureWinsOverABackendThatCouldNotBeUsed() {
         int status = run("--backend", "none,postgresql", "--jdbc-url", NOBODY, "--scenarios", "counter", "--duration", "400ms",
                 "--warmup", "100ms", "--workers", "4", "--hold", "1ms", "--no-jit-warmup");
