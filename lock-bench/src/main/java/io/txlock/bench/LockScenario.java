@@ -45,7 +45,11 @@ abstract class LockScenario implements Scenario {
                 Measurement txlock = Measurement.ofLocks("txlock", "LockManager.acquire + release, LEASE scope", outcome);
                 List<String> failures = new ArrayList<>();
                 if (counterFile != null) {
-                    txlock = withLostUpdates(txlock, outcome, readCounter(counterFile), failures);
+                    LostUpdates lost = LostUpdates.count(outcome.sections(), readCounters(counterFile), outcome.kill());
+                    lost.addTo(txlock.counts());
+                    if (lost.failure("txlock") != null) {
+                        failures.add(lost.failure("txlock"));
+                    }
                 }
                 Measurement floor = switch (floor()) {
                     case NONE -> null;
@@ -126,22 +130,9 @@ abstract class LockScenario implements Scenario {
         }
     }
 
-    /** Lost updates: critical sections that incremented the counter, minus the counter's final value. */
-    private static Measurement withLostUpdates(Measurement m, ClusterOutcome outcome, long value, List<String> failures) {
-        long increments = outcome.sections().size() - (outcome.kill() != null ? 1 : 0);
-        long lost = increments - value;
-        m.counts().put("increments", increments);
-        m.counts().put("counter", value);
-        m.counts().put("lost updates", lost);
-        if (lost != 0) {
-            failures.add("txlock: " + lost + " lost updates (" + increments + " increments under the lock, counter reads " + value + ")");
-        }
-        return m;
-    }
-
-    private static long readCounter(Path file) {
-        try (FileCounter c = new FileCounter(file)) {
-            return c.read();
+    private static FileCounters.Total readCounters(Path file) {
+        try (FileCounters c = new FileCounters(file)) {
+            return c.total();
         }
     }
 }

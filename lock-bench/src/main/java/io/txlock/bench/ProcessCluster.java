@@ -75,11 +75,11 @@ final class ProcessCluster {
         backend.prepareWorkers(strategy);
         BackendSpec spec = backend.childSpec();
         for (int p = 0; p < processes; p++) {
-            StringJoiner ids = new StringJoiner(",");
+            List<Integer> ids = new ArrayList<>();
             for (int w = p; w < workers; w += processes) {
-                ids.add(Integer.toString(w));
+                ids.add(w);
             }
-            children.add(start(p, spec, ids.toString()));
+            children.add(start(p, spec, ids));
         }
         for (Child c : children) {
             c.awaitReady();
@@ -141,23 +141,26 @@ final class ProcessCluster {
 
     private static KillReport killReport(Hang h, List<CriticalSection> all) {
         CriticalSection next = nextHolder(h, all);
-        return new KillReport(h.child().process.pid(), h.worker(), h.name(), h.token(), h.killedAt(),
+        return new KillReport(h.child().process.pid(), h.worker(), h.name(), h.token(), h.start(), h.killedAt(),
                 next == null ? -1 : (next.start() - h.killedAt()) / 1e6, next == null ? -1 : next.worker(),
-                next == null ? CriticalSection.NO_TOKEN : next.token(), next != null && next.requested() < h.killedAt());
+                next == null ? CriticalSection.NO_TOKEN : next.token(), next != null && next.requested() < h.killedAt(),
+                h.child().workers);
     }
 
-    private Child start(int index, BackendSpec spec, String workerIds) throws IOException {
+    private Child start(int index, BackendSpec spec, List<Integer> workerIds) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), Worker.class.getName()));
         command.addAll(spec.toArgs());
         command.add("strategy=" + strategy);
         command.addAll(workload.toArgs());
-        command.add("workers=" + workerIds);
+        StringJoiner ids = new StringJoiner(",");
+        workerIds.forEach(w -> ids.add(Integer.toString(w)));
+        command.add("workers=" + ids);
         Path log = Files.createTempFile("txlock-bench-worker-" + index + "-", ".log");
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         long spawned = System.nanoTime();
-        Child child = new Child(index, builder.start(), log, spawned);
+        Child child = new Child(index, List.copyOf(workerIds), builder.start(), log, spawned);
         Thread reader = new Thread(child::read, "bench-worker-jvm-" + index);
         reader.setDaemon(true);
         reader.start();
@@ -180,6 +183,7 @@ final class ProcessCluster {
     /** One worker JVM and the thread reading its lines. */
     private final class Child {
         final int index;
+        final List<Integer> workers;
         final Process process;
         final Path log;
         final long spawned;
@@ -190,8 +194,9 @@ final class ProcessCluster {
         volatile boolean done;
         volatile boolean killed;
 
-        Child(int index, Process process, Path log, long spawned) {
+        Child(int index, List<Integer> workers, Process process, Path log, long spawned) {
             this.index = index;
+            this.workers = workers;
             this.process = process;
             this.log = log;
             this.spawned = spawned;
