@@ -24,11 +24,6 @@ final class CounterScenario extends LockScenario {
     }
 
     @Override
-    boolean counter() {
-        return true;
-    }
-
-    @Override
     Floor floor() {
         return Floor.NONE;
     }

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param namePrefix the lock name if there is one, else names are this prefix, '-' and 0 … names - 1
  * @param names how many lock names the workers spread over
  * @param hold how long each critical section lasts, besides the counter's read and write
- * @param counters the file of the shared counters, one per name ({@link FileCounters}), or null
+ * @param counters the file of the shared counters, one per name ({@link FileCounters})
  * @param waitTime how long an acquire may wait
  * @param lease the lease of LEASE-scoped locks (renewed while the holder lives)
  */
@@ -39,12 +39,8 @@ public record LockWorkload(String namePrefix, int names, Duration hold, Path cou
 
     /** @return {@code key=value} arguments for a worker JVM */
     public List<String> toArgs() {
-        List<String> args = new ArrayList<>(List.of("prefix=" + namePrefix, "names=" + names, "holdNanos=" + hold.toNanos(),
-                "waitMillis=" + waitTime.toMillis(), "leaseMillis=" + lease.toMillis()));
-        if (counters != null) {
-            args.add("counters=" + counters);
-        }
-        return args;
+        return List.of("prefix=" + namePrefix, "names=" + names, "holdNanos=" + hold.toNanos(), "counters=" + counters,
+                "waitMillis=" + waitTime.toMillis(), "leaseMillis=" + lease.toMillis());
     }
 
     /**
@@ -53,7 +49,7 @@ public record LockWorkload(String namePrefix, int names, Duration hold, Path cou
      */
     public static LockWorkload fromArgs(Map<String, String> args) {
         return new LockWorkload(args.get("prefix"), Integer.parseInt(args.get("names")),
-                Duration.ofNanos(Long.parseLong(args.get("holdNanos"))), args.containsKey("counters") ? Path.of(args.get("counters")) : null,
+                Duration.ofNanos(Long.parseLong(args.get("holdNanos"))), Path.of(args.get("counters")),
                 Duration.ofMillis(Long.parseLong(args.get("waitMillis"))), Duration.ofMillis(Long.parseLong(args.get("leaseMillis"))));
     }
 }

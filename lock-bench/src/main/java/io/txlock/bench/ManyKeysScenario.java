@@ -30,11 +30,6 @@ final class ManyKeysScenario extends LockScenario {
     }
 
     @Override
-    boolean counter() {
-        return false;
-    }
-
-    @Override
     Floor floor() {
         return Floor.CYCLE;
     }

@@ -52,7 +52,7 @@ final class WorkerLoop implements Runnable {
         this.stop = stop;
         this.hang = hang;
         this.sink = sink;
-        this.counters = workload.counters() != null ? new FileCounters(workload.counters()) : null;
+        this.counters = new FileCounters(workload.counters());
         this.random = new SplittableRandom(worker * 0x9E3779B97F4A7C15L + System.nanoTime());
     }
 
@@ -82,11 +82,7 @@ final class WorkerLoop implements Runnable {
                         LockSupport.park();
                     }
                 }
-                if (counters != null) {
-                    counters.increment(index, FileCounters.fingerprint(worker, increments++), holdNanos);
-                } else {
-                    Work.hold(holdNanos);
-                }
+                counters.increment(index, FileCounters.fingerprint(worker, increments++), holdNanos);
                 long end = System.nanoTime();
                 try {
                     locker.unlock();
@@ -96,9 +92,7 @@ final class WorkerLoop implements Runnable {
                 sink.section(new CriticalSection(worker, name, token, requested, start, end, System.nanoTime()));
             }
         } finally {
-            if (counters != null) {
-                counters.close();
-            }
+            counters.close();
             try {
                 locker.close();
             } catch (Exception e) {

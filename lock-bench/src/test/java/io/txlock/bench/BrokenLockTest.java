@@ -17,6 +17,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The checker must fail a run whose lock does not lock, and one whose tokens go backwards; a run whose lock never
@@ -73,6 +75,28 @@ class BrokenLockTest {
         assertThat(results.get(0).passed()).isFalse();
     }
 
+    /**
+     * At hold 0 a section lasts a few hundred nanoseconds, too short for two holders' times to overlap often; the
+     * shared counter of each name still loses the updates of holders that were inside at once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"keys", "handoff"})
+    void aLockThatDoesNotExcludeButHandsOutIncreasingTokensLosesUpdatesAtHoldZero(String scenario) throws Exception {
+        BenchConfig config = Configs.withKeys(Configs.quick(BackendKind.NONE, List.of(), List.of(scenario)), 8);
+
+        List<ScenarioResult> results;
+        try (Backend shared = new ProviderBackend("INCREASING", new IncreasingTokens(), config.connections())) {
+            results = BenchRun.scenario(scenario).run(shared, shared.strategies(), config, Progress.silent());
+        }
+
+        ScenarioResult result = results.get(0);
+        Measurement txlock = result.way("txlock");
+        assertThat(result.settings()).contains("hold 0 µs");
+        assertThat(txlock.count("lost updates")).isPositive();
+        assertThat(result.passed()).isFalse();
+        assertThat(result.failures()).anySatisfy(f -> assertThat(f).startsWith("txlock: ").contains("lost updates"));
+    }
+
     @Test
     void aLockThatNeverGrantsProvesNothingAndSaysSo() throws Exception {
         BenchConfig config = Configs.quick(BackendKind.NONE, List.of(), List.of("counter"));
@@ -87,6 +111,38 @@ class BrokenLockTest {
         assertThat(result.way("txlock").count("errors")).isPositive();
         assertThat(result.passed()).as("nothing overlapped: the checker has nothing to fail").isTrue();
         assertThat(result.unproven()).contains("finished no operation in the measured window").contains("proves nothing");
+    }
+
+    /** A lock that does not exclude: every request is granted at once, with a token greater than any before. */
+    private static final class IncreasingTokens implements LockProvider {
+        private final AtomicLong tokens = new AtomicLong();
+
+        @Override
+        public String describe() {
+            return "no exclusion, increasing tokens";
+        }
+
+        @Override
+        public Attempt tryAcquire(LockRequest request) {
+            return Attempt.granted(new SimpleGrant(request.name(), tokens.incrementAndGet()));
+        }
+
+        @Override
+        public void renew(Grant grant, Duration lease) {
+        }
+
+        @Override
+        public void release(Grant grant) {
+        }
+
+        @Override
+        public Optional<LockInfo> inspect(String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     /** A backend that cannot be reached: every attempt fails. */
