@@ -157,8 +157,7 @@ final class OrdersScenario implements Scenario {
         private final Histogram acquire = Latency.histogram();
         private final boolean lockInDatabase;
         private final JdbcClaims claims;
-        private long from;
-        private long to;
+        private Timing.Window window;
 
         Run(Site site, OrderBook book, Way way, JdbcClaims claims, BenchConfig config, Progress progress, boolean lockInDatabase) {
             this.lockInDatabase = lockInDatabase;
@@ -177,8 +176,7 @@ final class OrdersScenario implements Scenario {
 
         void execute() throws InterruptedException {
             long begin = System.nanoTime();
-            from = begin + config.timing().warmup().toNanos();
-            to = from + config.timing().duration().toNanos();
+            window = config.timing().window(begin);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < config.clients(); i++) {
                 int client = i;
@@ -197,7 +195,7 @@ final class OrdersScenario implements Scenario {
             Histogram mine = Latency.histogram();
             Histogram mineAcquire = Latency.histogram();
             LockManager node = site.nodeOf(client);
-            while (System.nanoTime() < to) {
+            while (System.nanoTime() < window.to()) {
                 long orderNo = stream.next(random);
                 long requested = System.nanoTime();
                 Outcome outcome = null;
@@ -224,7 +222,7 @@ final class OrdersScenario implements Scenario {
                 }
                 (outcome == Outcome.STORED ? stored : refused).increment();
                 progress.op();
-                if (done >= from && done < to) {
+                if (window.contains(done)) {
                     measuredOps.increment();
                     Latency.record(mine, done - requested);
                 }
@@ -375,7 +373,7 @@ final class OrdersScenario implements Scenario {
                         + " submission of the same order was inside: on PostgreSQL and H2 it locks nothing; under InnoDB both take"
                         + " gap locks, which do not exclude each other, and then deadlock on INSERT");
             }
-            double seconds = (to - from) / 1e9;
+            double seconds = window.seconds();
             String describe = switch (way) {
                 case TXLOCK -> lockInDatabase
                         ? "TRANSACTION-scoped lock on 'order:<no>' in the order's transaction, plain SELECT, INSERT, COMMIT"

@@ -86,8 +86,9 @@ final class ProcessCluster {
         }
         long begin = System.nanoTime();
         children.forEach(c -> c.send("GO"));
-        long from = begin + timing.warmup().toNanos();
-        long to = from + timing.duration().toNanos();
+        Timing.Window window = timing.window(begin);
+        long from = window.from();
+        long to = window.to();
         if (killHolder) {
             sleepUntil(from + timing.duration().toNanos() / 2);
             children.get(0).send("HANG");
