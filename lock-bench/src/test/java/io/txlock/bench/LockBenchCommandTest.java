@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The command line as the jar runs it ({@link LockBench#main} is {@code System.exit(LockBench.execute(…))}). */
 class LockBenchCommandTest {
@@ -22,6 +25,21 @@ class LockBenchCommandTest {
 
     private String printed() {
         return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The default command (embedded H2, every strategy and scenario, JIT warm-up), only with short windows. */
+    @Test
+    void theDefaultRunPassesEndToEnd(@TempDir Path report) throws Exception {
+        int status = run("--duration", "1s", "--warmup", "200ms", "--report", report.toString());
+
+        assertThat(status).as(printed()).isZero();
+        assertThat(printed()).contains("h2: H2 ").contains("targets (DESIGN.md)").contains("txlock/seed throughput")
+                .contains("txlock deadlocks").contains("txlock/floor throughput").contains("txlock/floor handoff p99")
+                .contains("SELECT_FOR_UPDATE").contains("OPTIMISTIC_VERSION").contains("UNIQUE_INSERT").contains("CLAIM")
+                .contains("CHECKER PASSED").doesNotContain("\nERROR ").doesNotContain("\nFAILED ");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("JIT warm-up");
+        assertThat(Files.readString(report.resolve("results.json"))).contains("\"passed\": true").contains("\"checkerPassed\": true");
+        assertThat(report.resolve("report.html")).exists();
     }
 
     @Test
