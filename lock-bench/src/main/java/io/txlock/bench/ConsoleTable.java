@@ -135,7 +135,7 @@ final class ConsoleTable {
             String[] row = rows.get(r);
             for (int i = 0; i < row.length; i++) {
                 boolean numeric = i >= 4 && i <= 9;
-                line.append(numeric ? padLeft(row[i], widths[i]) : pad(row[i], widths[i]));
+                line.append(numeric ? padLeft(row[i], widths[i]) : row[i] + " ".repeat(widths[i] - row[i].length()));
                 if (i < row.length - 1) {
                     line.append("  ");
                 }
