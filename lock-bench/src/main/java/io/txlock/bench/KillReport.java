@@ -10,7 +10,8 @@ import java.util.List;
  * @param name the lock it held
  * @param token the killed holder's token
  * @param heldSince when the killed holder got the lock (nanoTime): the start of its critical section
- * @param killedAt when the process was known dead (nanoTime)
+ * @param killedAt when kill -9 was sent (nanoTime): the end of the killed holder's section, which had hung doing
+ *     nothing since it reported the lock
  * @param recoveredAfterMillis how long after the kill another worker was granted the lock, or -1 if none was
  *     before the run ended
  * @param nextWorker the worker granted next, or -1
@@ -25,7 +26,7 @@ public record KillReport(long pid, int worker, String name, long token, long hel
 
     /**
      * @param section a critical section of the run
-     * @return whether it is the killed holder's, which ends when its JVM was dead
+     * @return whether it is the killed holder's, which ends when kill -9 was sent
      */
     public boolean isKilledHolder(CriticalSection section) {
         return section.worker() == worker && section.start() == heldSince && section.name().equals(name);

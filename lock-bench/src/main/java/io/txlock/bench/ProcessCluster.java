@@ -249,19 +249,24 @@ final class ProcessCluster {
             }
         }
 
-        /** The worker hangs while holding its lock: kill -9 its JVM, and note when it was dead. */
+        /**
+         * The worker hangs while holding its lock: kill -9 its JVM. Its section ends when the kill is sent: it has
+         * done nothing since it reported the lock, and it runs no more code after. The moment this JVM sees the
+         * process gone can come later than the moment the database saw its connection die and granted the row
+         * lock to the next holder (by milliseconds on a loaded machine), so it would show an overlap that was not.
+         */
         private void killHolder(String line) {
             String[] f = line.split(" ", 6);
             killed = true;
+            long killedAt = System.nanoTime();
             process.destroyForcibly();
             try {
                 process.waitFor();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            long dead = System.nanoTime();
             hang.set(new Hang(this, Integer.parseInt(f[1]), f[5], Long.parseLong(f[2]), Long.parseLong(f[3]),
-                    Long.parseLong(f[4]), dead));
+                    Long.parseLong(f[4]), killedAt));
             progress.note("  killed worker JVM " + process.pid() + " (kill -9) while it held '" + f[5] + "' with token " + f[2]);
         }
 
