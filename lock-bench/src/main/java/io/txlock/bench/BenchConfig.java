@@ -31,16 +31,16 @@ public record BenchConfig(List<BackendSpec> backends, List<String> strategies, L
         int workers, int handoffWorkers, int clients, int keys, double duplicates, Duration hold, int nodes, int processes,
         boolean killHolder, Duration waitTime, Duration lease, int retries, Path report, boolean jitWarmup) {
 
-    /**
-     * @param workers workers of a run
-     * @return how many nodes (lock managers) they are spread over
-     */
     /** @return the same settings with short runs, for the JIT warm-up: no warm-up of their own, a window as long as it */
     public BenchConfig forJitWarmup() {
         return new BenchConfig(backends, strategies, scenarios, new Timing(Duration.ZERO, timing.warmup()), workers, handoffWorkers,
                 clients, keys, duplicates, hold, nodes, 0, false, waitTime, lease, retries, null, false);
     }
 
+    /**
+     * @param workers workers of a run
+     * @return how many nodes (lock managers) they are spread over
+     */
     public int nodesFor(int workers) {
         return nodes <= 0 ? workers : Math.min(nodes, workers);
     }

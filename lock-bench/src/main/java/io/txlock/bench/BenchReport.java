@@ -14,16 +14,21 @@ import java.util.List;
  * @param loadAtEnd the load average when it ended
  * @param backends each backend with its server and driver versions
  * @param results every scenario result
- * @param errors backends or scenarios that could not run at all
+ * @param errors backends or scenarios that could not run at all, and txlock runs that proved nothing
  * @param warmupFailures safety failures found during the unmeasured JIT warm-up runs
  */
 public record BenchReport(String command, Instant started, double seconds, MachineInfo machine, String loadAtStart,
         String loadAtEnd, List<BackendInfo> backends, List<ScenarioResult> results, List<String> errors,
         List<String> warmupFailures) {
 
-    /** @return whether every run, warm-up included, was safe and nothing failed to run */
+    /** @return whether the checker found every run that ran safe, warm-up included */
+    public boolean safe() {
+        return warmupFailures.isEmpty() && results.stream().allMatch(ScenarioResult::passed);
+    }
+
+    /** @return whether every run was safe and nothing failed to run */
     public boolean passed() {
-        return errors.isEmpty() && warmupFailures.isEmpty() && results.stream().allMatch(ScenarioResult::passed);
+        return safe() && errors.isEmpty();
     }
 
     /**

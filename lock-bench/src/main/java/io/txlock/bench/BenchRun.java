@@ -29,7 +29,8 @@ final class BenchRun {
      * @param config what to run
      * @param command the command line, for the report
      * @param progress where to show progress
-     * @return the report; {@link BenchReport#passed()} is false if a checker found a violation or a backend failed
+     * @return the report; {@link BenchReport#passed()} is false if a checker found a violation, a backend failed or a
+     *     txlock run proved nothing ({@link ScenarioResult#unproven()})
      */
     static BenchReport run(BenchConfig config, String command, Progress progress) {
         Instant started = Instant.now();
@@ -52,7 +53,13 @@ final class BenchRun {
                     try {
                         List<ScenarioResult> found = scenario.run(backend, strategies, config, progress);
                         results.addAll(found);
-                        found.forEach(r -> progress.note(ConsoleTable.oneLine(r)));
+                        for (ScenarioResult r : found) {
+                            progress.note(ConsoleTable.oneLine(r));
+                            String unproven = r.unproven();
+                            if (unproven != null) {
+                                errors.add(spec.kind().cliName() + " " + r.strategy() + " " + id + ": " + unproven);
+                            }
+                        }
                     } catch (Exception e) {
                         errors.add(spec.kind().cliName() + " " + id + ": " + e);
                         progress.note("  " + spec.kind().cliName() + " " + id + " FAILED TO RUN: " + e);

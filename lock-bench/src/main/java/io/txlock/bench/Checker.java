@@ -13,7 +13,7 @@ import java.util.Map;
  * way fails here, whatever the timings say.
  *
  * <p>Sections of a holder that was killed never ended on their own: pass them with their end set to the moment
- * the process was known dead.
+ * the process was killed.
  */
 public final class Checker {
 

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * What a run of workers left behind.
  *
- * @param sections every critical section, warm-up included (a killed holder's section ends when it was dead)
+ * @param sections every critical section, warm-up included (a killed holder's section ends when kill -9 was sent)
  * @param timeouts acquires that waited their whole wait
  * @param errors acquires or releases that failed
  * @param errorExamples the first few failures, described

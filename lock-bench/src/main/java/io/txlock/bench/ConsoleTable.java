@@ -24,8 +24,8 @@ final class ConsoleTable {
             b.append(' ').append(m.way()).append(' ').append(Format.rate(m.throughput())).append(" ops/s");
             b.append(" [").append(m.verdict().summary()).append(']');
         }
-        if (r.ratio() != null) {
-            b.append("; ").append(r.ratio().what()).append(' ').append(r.ratio().describe());
+        for (Target t : r.targets()) {
+            b.append("; ").append(t.what()).append(' ').append(t.describe());
         }
         return b.toString();
     }
@@ -61,13 +61,14 @@ final class ConsoleTable {
         out.println();
         out.println("latency: a whole lock + unlock cycle (orders: a whole submission); handoff: one holder's end to the next"
                 + " waiting holder's start");
-        List<ScenarioResult> withRatio = report.results().stream().filter(r -> r.ratio() != null).toList();
-        if (!withRatio.isEmpty()) {
+        List<ScenarioResult> withTargets = report.results().stream().filter(r -> !r.targets().isEmpty()).toList();
+        if (!withTargets.isEmpty()) {
             out.println();
             out.println("targets (DESIGN.md)");
-            for (ScenarioResult r : withRatio) {
-                out.println("  " + pad(r.backend() + " " + r.strategy() + " " + r.scenario(), 40) + pad(r.ratio().what(), 28)
-                        + r.ratio().describe());
+            for (ScenarioResult r : withTargets) {
+                for (Target t : r.targets()) {
+                    out.println("  " + pad(r.backend() + " " + r.strategy() + " " + r.scenario(), 40) + pad(t.what(), 28) + t.describe());
+                }
             }
         }
         for (ScenarioResult r : report.results()) {
@@ -106,10 +107,15 @@ final class ConsoleTable {
         }
         long sections = report.results().stream().flatMap(r -> r.measurements().stream()).filter(m -> !m.way().equals("seed"))
                 .mapToLong(m -> m.verdict().sections()).sum();
-        out.println(report.passed()
-                ? "CHECKER PASSED: " + String.format(java.util.Locale.ROOT, "%,d", sections)
-                        + " critical sections, no overlapping holders, no token went backwards"
-                : "CHECKER FAILED: see above");
+        if (!report.safe()) {
+            out.println("CHECKER FAILED: see above");
+        } else if (!report.errors().isEmpty()) {
+            out.println("NOT PASSED: the checker found no violation in what ran, but " + report.errors().size()
+                    + (report.errors().size() == 1 ? " run" : " runs") + " could not be done or proved nothing: see ERROR above");
+        } else {
+            out.println("CHECKER PASSED: " + String.format(java.util.Locale.ROOT, "%,d", sections)
+                    + " critical sections, no overlapping holders, no token went backwards");
+        }
     }
 
     private static String firstStrategy(BenchReport report, String backend) {
@@ -129,7 +135,7 @@ final class ConsoleTable {
             String[] row = rows.get(r);
             for (int i = 0; i < row.length; i++) {
                 boolean numeric = i >= 4 && i <= 9;
-                line.append(numeric ? padLeft(row[i], widths[i]) : pad(row[i], widths[i]));
+                line.append(numeric ? padLeft(row[i], widths[i]) : row[i] + " ".repeat(widths[i] - row[i].length()));
                 if (i < row.length - 1) {
                     line.append("  ");
                 }

@@ -24,17 +24,12 @@ final class CounterScenario extends LockScenario {
     }
 
     @Override
-    boolean counter() {
-        return true;
-    }
-
-    @Override
     Floor floor() {
         return Floor.NONE;
     }
 
     @Override
-    Ratio ratio(Measurement txlock, Measurement floor, Backend backend) {
+    Target ratio(Measurement txlock, Measurement floor, Backend backend) {
         return null;
     }
 }

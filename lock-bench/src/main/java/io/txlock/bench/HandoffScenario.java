@@ -30,19 +30,14 @@ final class HandoffScenario extends LockScenario {
     }
 
     @Override
-    boolean counter() {
-        return false;
-    }
-
-    @Override
     Floor floor() {
         return Floor.BLOCKING;
     }
 
     @Override
-    Ratio ratio(Measurement txlock, Measurement floor, Backend backend) {
+    Target ratio(Measurement txlock, Measurement floor, Backend backend) {
         double value = floor.handoff().count() == 0 || txlock.handoff().count() == 0 ? Double.NaN
                 : txlock.handoff().p99() / floor.handoff().p99();
-        return new Ratio("txlock/floor handoff p99", value, TARGET, false, true);
+        return Target.ratio("txlock/floor handoff p99", value, TARGET, false, true);
     }
 }

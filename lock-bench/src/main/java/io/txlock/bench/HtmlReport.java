@@ -29,6 +29,7 @@ final class HtmlReport {
         Files.createDirectories(folder);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("passed", report.passed());
+        json.put("checkerPassed", report.safe());
         json.put("report", report);
         Files.writeString(folder.resolve("results.json"), Json.write(json), StandardCharsets.UTF_8);
         Path html = folder.resolve("report.html");
@@ -73,7 +74,8 @@ final class HtmlReport {
     private static void verdict(StringBuilder h, BenchReport report) {
         boolean passed = report.passed();
         h.append("<div class=\"banner ").append(passed ? "pass" : "fail").append("\"><b>")
-                .append(passed ? "Checker passed" : "CHECKER FAILED").append("</b>: ");
+                .append(passed ? "Checker passed" : !report.safe() ? "CHECKER FAILED" : "NOT PASSED: some runs could not be done or proved nothing")
+                .append("</b>: ");
         long sections = report.results().stream().flatMap(r -> r.measurements().stream()).filter(m -> !m.way().equals("seed"))
                 .mapToLong(m -> m.verdict().sections()).sum();
         h.append(String.format(java.util.Locale.ROOT, "%,d", sections)).append(" critical sections of txlock and the raw floors checked");
@@ -101,20 +103,20 @@ final class HtmlReport {
     }
 
     private static void targets(StringBuilder h, BenchReport report) {
-        List<ScenarioResult> withRatio = report.results().stream().filter(r -> r.ratio() != null).toList();
-        if (withRatio.isEmpty()) {
+        if (report.results().stream().allMatch(r -> r.targets().isEmpty())) {
             return;
         }
-        h.append("<h2>Targets</h2><table><tr><th>backend</th><th>strategy</th><th>scenario</th><th>ratio</th><th>value</th>")
+        h.append("<h2>Targets</h2><table><tr><th>backend</th><th>strategy</th><th>scenario</th><th>figure</th><th>value</th>")
                 .append("<th>target</th><th></th></tr>");
-        for (ScenarioResult r : withRatio) {
-            Ratio q = r.ratio();
-            String verdict = Double.isNaN(q.value()) ? "n/a" : !q.applies() ? "info" : q.met() ? "met" : "MISSED";
-            h.append("<tr><td>").append(escape(r.backend())).append("</td><td>").append(escape(r.strategy())).append("</td><td>")
-                    .append(escape(r.scenario())).append("</td><td>").append(escape(q.what())).append("</td><td class=\"n\">")
-                    .append(Double.isNaN(q.value()) ? "n/a" : escape(Ratio.format(q.value())))
-                    .append("</td><td>").append(q.atLeast() ? "&ge; " : "&le; ").append(q.target()).append("x</td><td class=\"")
-                    .append(q.applies() && !q.met() ? "bad" : "ok").append("\">").append(verdict).append("</td></tr>");
+        for (ScenarioResult r : report.results()) {
+            for (Target q : r.targets()) {
+                String verdict = q.missed() ? q.verdict().label().toUpperCase(java.util.Locale.ROOT) : q.verdict().label();
+                h.append("<tr><td>").append(escape(r.backend())).append("</td><td>").append(escape(r.strategy())).append("</td><td>")
+                        .append(escape(r.scenario())).append("</td><td>").append(escape(q.what())).append("</td><td class=\"n\">")
+                        .append(escape(q.formatValue())).append("</td><td>").append(q.atLeast() ? "&ge; " : "&le; ")
+                        .append(escape(q.formatTarget())).append("</td><td class=\"").append(q.missed() ? "bad" : "ok").append("\">")
+                        .append(verdict).append("</td></tr>");
+            }
         }
         h.append("</table>");
     }

@@ -134,11 +134,18 @@ final class JdbcRawLocks implements RawLocks {
             c.rollback();
         }
 
+        /**
+         * Gives the connection back as the pool handed it out: HikariCP resets auto-commit but not session variables,
+         * so the row-lock wait set for this session is put back to the pool's, for the runs that take it next.
+         */
         @Override
         public void close() {
             try (Connection closing = c) {
                 closing.rollback();
                 closing.setAutoCommit(true);
+                try (Statement s = closing.createStatement()) {
+                    s.execute(backend.lockWaitSql(JdbcBackend.STATEMENT_LOCK_WAIT));
+                }
             } catch (SQLException e) {
                 throw new LockBackendException("could not give back a raw lock session's connection: " + e.getMessage(), e);
             }

@@ -7,8 +7,18 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
 
-/** A small JSON writer for the report: records become objects, with their components as fields. */
+/**
+ * A small JSON writer for the report: records become objects, with their components as fields (and those a
+ * {@link Derived} record adds). A double that is not a number is written as the string "NaN", "Infinity" or
+ * "-Infinity", never as null.
+ */
 final class Json {
+
+    /** A record that adds fields derived from its components, e.g. a verdict. */
+    interface Derived {
+        /** @return the fields to write after the components, in order */
+        Map<String, Object> derived();
+    }
 
     private Json() {
     }
@@ -29,7 +39,11 @@ final class Json {
         } else if (value instanceof String s) {
             string(b, s);
         } else if (value instanceof Double d) {
-            b.append(d.isNaN() || d.isInfinite() ? "null" : Double.toString(Math.round(d * 1000) / 1000.0));
+            if (d.isNaN() || d.isInfinite()) {
+                string(b, d.toString());
+            } else {
+                b.append(Math.round(d * 1000) / 1000.0);
+            }
         } else if (value instanceof Number || value instanceof Boolean) {
             b.append(value);
         } else if (value instanceof Enum<?> || value instanceof Path || value instanceof Instant) {
@@ -54,6 +68,9 @@ final class Json {
                 } catch (ReflectiveOperationException e) {
                     throw new IllegalStateException(e);
                 }
+            }
+            if (value instanceof Derived d) {
+                d.derived().forEach((k, v) -> fields.add(new java.util.AbstractMap.SimpleEntry<>(k, v)));
             }
             object(b, depth, fields);
         } else {

@@ -8,7 +8,10 @@ import java.util.Optional;
 
 /**
  * What the lock scenarios (counter, many keys, contention) share: run the workload through txlock (threads or
- * worker JVMs), run the same workload on the backend's raw lock for the floor, check both, compare.
+ * worker JVMs), run the same workload on the backend's raw lock for the floor, check both, compare. In every
+ * critical section, of txlock and of the floor alike, the holder increments its name's shared counter, read and
+ * written back without a lock of its own: a lock that lets two holders in at once loses updates, even when its
+ * sections are far too short for their times to overlap.
  */
 abstract class LockScenario implements Scenario {
 
@@ -22,57 +25,69 @@ abstract class LockScenario implements Scenario {
         BLOCKING
     }
 
+    /** Runs the workers of one way on a workload. */
+    @FunctionalInterface
+    private interface Workers {
+        ClusterOutcome run(LockWorkload workload) throws Exception;
+    }
+
+    /** One way's run: what happened, its figures, and the updates it lost. */
+    private record Counted(ClusterOutcome outcome, Measurement measurement, LostUpdates lost) {
+    }
+
     abstract int workers(BenchConfig config);
 
     abstract int names(BenchConfig config);
 
-    abstract boolean counter();
-
     abstract Floor floor();
 
     /** @return txlock against the floor, or null if there is no floor */
-    abstract Ratio ratio(Measurement txlock, Measurement floor, Backend backend);
+    abstract Target ratio(Measurement txlock, Measurement floor, Backend backend);
 
     @Override
     public List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress) throws Exception {
         List<ScenarioResult> results = new ArrayList<>();
-        Measurement shared = floor() == Floor.BLOCKING ? measureFloor(backend, strategies.get(0), config, progress) : null;
+        Counted shared = floor() == Floor.BLOCKING ? measureFloor(backend, strategies.get(0), config, progress) : null;
         for (String strategy : strategies) {
-            Path counterFile = counter() ? Files.createTempFile("txlock-bench-counter-", ".bin") : null;
-            try {
-                LockWorkload workload = workload(config, counterFile);
-                ClusterOutcome outcome = runTxlock(backend, strategy, workload, config, progress);
-                Measurement txlock = Measurement.ofLocks("txlock", "LockManager.acquire + release, LEASE scope", outcome);
-                List<String> failures = new ArrayList<>();
-                if (counterFile != null) {
-                    txlock = withLostUpdates(txlock, outcome, readCounter(counterFile), failures);
-                }
-                Measurement floor = switch (floor()) {
-                    case NONE -> null;
-                    case CYCLE -> measureFloor(backend, strategy, config, progress);
-                    case BLOCKING -> shared;
-                };
-                check("txlock", txlock, failures);
-                if (floor != null) {
-                    check("floor", floor, failures);
-                }
-                if (outcome.kill() != null && !outcome.kill().recovered()) {
-                    failures.add("after the kill: " + outcome.kill().describe());
-                }
-                List<Measurement> ms = floor == null ? List.of(txlock) : List.of(txlock, floor);
-                results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), ms,
-                        floor == null ? null : ratio(txlock, floor, backend), outcome.kill(), failures));
-            } finally {
-                if (counterFile != null) {
-                    Files.deleteIfExists(counterFile);
-                }
+            Counted txlock = counted(config, "txlock", "LockManager.acquire + release, LEASE scope",
+                    workload -> runTxlock(backend, strategy, workload, config, progress));
+            Counted floor = switch (floor()) {
+                case NONE -> null;
+                case CYCLE -> measureFloor(backend, strategy, config, progress);
+                case BLOCKING -> shared;
+            };
+            List<String> failures = new ArrayList<>();
+            check("txlock", txlock, failures);
+            if (floor != null) {
+                check("floor", floor, failures);
             }
+            KillReport kill = txlock.outcome().kill();
+            if (kill != null && !kill.recovered()) {
+                failures.add("after the kill: " + kill.describe());
+            }
+            List<Measurement> ms = floor == null ? List.of(txlock.measurement()) : List.of(txlock.measurement(), floor.measurement());
+            List<Target> targets = floor == null ? List.of() : List.of(ratio(txlock.measurement(), floor.measurement(), backend));
+            results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), ms, targets, kill, failures));
         }
         return results;
     }
 
-    LockWorkload workload(BenchConfig config, Path counterFile) {
-        return new LockWorkload(id(), names(config), config.hold(), counterFile, config.waitTime(), config.lease());
+    /** Runs one way's workers with fresh shared counters, and measures them with the updates they lost. */
+    private Counted counted(BenchConfig config, String way, String describe, Workers workers) throws Exception {
+        Path counters = Files.createTempFile("txlock-bench-counters-", ".bin");
+        try {
+            ClusterOutcome outcome = workers.run(workload(config, counters));
+            Measurement measurement = Measurement.ofLocks(way, describe, outcome);
+            LostUpdates lost = LostUpdates.count(outcome.sections(), readCounters(counters), outcome.kill());
+            lost.addTo(measurement.counts());
+            return new Counted(outcome, measurement, lost);
+        } finally {
+            Files.deleteIfExists(counters);
+        }
+    }
+
+    LockWorkload workload(BenchConfig config, Path counters) {
+        return new LockWorkload(id(), names(config), config.hold(), counters, config.waitTime(), config.lease());
     }
 
     String settings(BenchConfig config) {
@@ -81,7 +96,7 @@ abstract class LockScenario implements Scenario {
                 ? Math.min(config.processes(), workers) + " worker JVMs" + (config.killHolder() ? ", one killed with kill -9 halfway" : "")
                 : "threads on " + config.nodesFor(workers) + " nodes";
         return workers + " workers (" + where + "), " + names(config) + (names(config) == 1 ? " name" : " names") + ", hold "
-                + config.hold().toNanos() / 1000 + " µs" + (counter() ? ", shared counter in a file" : "");
+                + config.hold().toNanos() / 1000 + " µs, a shared counter per name in a file";
     }
 
     private ClusterOutcome runTxlock(Backend backend, String strategy, LockWorkload workload, BenchConfig config,
@@ -97,20 +112,19 @@ abstract class LockScenario implements Scenario {
         }
     }
 
-    private Measurement measureFloor(Backend backend, String strategy, BenchConfig config, Progress progress) throws Exception {
-        int workers = workers(config);
+    private Counted measureFloor(Backend backend, String strategy, BenchConfig config, Progress progress) throws Exception {
         Optional<RawLocks> opened = backend.openRaw(strategy);
         if (opened.isEmpty()) {
             return null;
         }
-        LockWorkload workload = workload(config, null);
+        boolean blocking = floor() == Floor.BLOCKING;
         try (RawLocks raw = opened.get()) {
-            raw.prepare(workload.allNames());
-            boolean blocking = floor() == Floor.BLOCKING;
-            progress.phase(label(backend, blocking ? "" : strategy, "floor"), config.timing().totalNanos());
-            ClusterOutcome outcome = ThreadCluster.run(workers,
-                    w -> Locker.raw(blocking ? raw.blockingSession() : raw.cycleSession()), workload, config.timing(), progress);
-            return Measurement.ofLocks("floor", blocking ? raw.describeHandoff() : raw.describeCycle(), outcome);
+            return counted(config, "floor", blocking ? raw.describeHandoff() : raw.describeCycle(), workload -> {
+                raw.prepare(workload.allNames());
+                progress.phase(label(backend, blocking ? "" : strategy, "floor"), config.timing().totalNanos());
+                return ThreadCluster.run(workers(config), w -> Locker.raw(blocking ? raw.blockingSession() : raw.cycleSession()), workload,
+                        config.timing(), progress);
+            });
         }
     }
 
@@ -118,29 +132,20 @@ abstract class LockScenario implements Scenario {
         return backend.kind().cliName() + (strategy.isEmpty() ? "" : " " + strategy) + " · " + id() + " · " + way;
     }
 
-    private static void check(String way, Measurement m, List<String> failures) {
-        if (!m.verdict().passed()) {
-            failures.add(way + ": checker " + m.verdict().summary());
-            m.verdict().examples().forEach(e -> failures.add(way + ": " + e));
+    private static void check(String way, Counted run, List<String> failures) {
+        Checker.Verdict verdict = run.measurement().verdict();
+        if (!verdict.passed()) {
+            failures.add(way + ": checker " + verdict.summary());
+            verdict.examples().forEach(e -> failures.add(way + ": " + e));
+        }
+        if (run.lost().failure(way) != null) {
+            failures.add(run.lost().failure(way));
         }
     }
 
-    /** Lost updates: critical sections that incremented the counter, minus the counter's final value. */
-    private static Measurement withLostUpdates(Measurement m, ClusterOutcome outcome, long value, List<String> failures) {
-        long increments = outcome.sections().size() - (outcome.kill() != null ? 1 : 0);
-        long lost = increments - value;
-        m.counts().put("increments", increments);
-        m.counts().put("counter", value);
-        m.counts().put("lost updates", lost);
-        if (lost != 0) {
-            failures.add("txlock: " + lost + " lost updates (" + increments + " increments under the lock, counter reads " + value + ")");
-        }
-        return m;
-    }
-
-    private static long readCounter(Path file) {
-        try (FileCounter c = new FileCounter(file)) {
-            return c.read();
+    private static FileCounters.Total readCounters(Path file) {
+        try (FileCounters c = new FileCounters(file)) {
+            return c.total();
         }
     }
 }

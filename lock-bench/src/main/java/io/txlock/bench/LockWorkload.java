@@ -8,16 +8,17 @@ import java.util.Map;
 
 /**
  * What each worker of a lock scenario does, the same in a thread and in a worker JVM: lock one of
- * {@code names} names, spend {@code hold} inside (incrementing the shared counter if there is one), unlock.
+ * {@code names} names, increment that name's shared counter inside, spending {@code hold} between its read and its
+ * write, unlock.
  *
  * @param namePrefix the lock name if there is one, else names are this prefix, '-' and 0 … names - 1
  * @param names how many lock names the workers spread over
  * @param hold how long each critical section lasts, besides the counter's read and write
- * @param counter the file holding the shared counter incremented in every critical section, or null
+ * @param counters the file of the shared counters, one per name ({@link FileCounters})
  * @param waitTime how long an acquire may wait
  * @param lease the lease of LEASE-scoped locks (renewed while the holder lives)
  */
-public record LockWorkload(String namePrefix, int names, Duration hold, Path counter, Duration waitTime, Duration lease) {
+public record LockWorkload(String namePrefix, int names, Duration hold, Path counters, Duration waitTime, Duration lease) {
 
     /** @return every lock name of the workload */
     public List<String> allNames() {
@@ -38,12 +39,8 @@ public record LockWorkload(String namePrefix, int names, Duration hold, Path cou
 
     /** @return {@code key=value} arguments for a worker JVM */
     public List<String> toArgs() {
-        List<String> args = new ArrayList<>(List.of("prefix=" + namePrefix, "names=" + names, "holdNanos=" + hold.toNanos(),
-                "waitMillis=" + waitTime.toMillis(), "leaseMillis=" + lease.toMillis()));
-        if (counter != null) {
-            args.add("counter=" + counter);
-        }
-        return args;
+        return List.of("prefix=" + namePrefix, "names=" + names, "holdNanos=" + hold.toNanos(), "counters=" + counters,
+                "waitMillis=" + waitTime.toMillis(), "leaseMillis=" + lease.toMillis());
     }
 
     /**
@@ -52,7 +49,7 @@ public record LockWorkload(String namePrefix, int names, Duration hold, Path cou
      */
     public static LockWorkload fromArgs(Map<String, String> args) {
         return new LockWorkload(args.get("prefix"), Integer.parseInt(args.get("names")),
-                Duration.ofNanos(Long.parseLong(args.get("holdNanos"))), args.containsKey("counter") ? Path.of(args.get("counter")) : null,
+                Duration.ofNanos(Long.parseLong(args.get("holdNanos"))), Path.of(args.get("counters")),
                 Duration.ofMillis(Long.parseLong(args.get("waitMillis"))), Duration.ofMillis(Long.parseLong(args.get("leaseMillis"))));
     }
 }

@@ -30,17 +30,12 @@ final class ManyKeysScenario extends LockScenario {
     }
 
     @Override
-    boolean counter() {
-        return false;
-    }
-
-    @Override
     Floor floor() {
         return Floor.CYCLE;
     }
 
     @Override
-    Ratio ratio(Measurement txlock, Measurement floor, Backend backend) {
-        return new Ratio("txlock/floor throughput", txlock.throughput() / floor.throughput(), TARGET, true, true);
+    Target ratio(Measurement txlock, Measurement floor, Backend backend) {
+        return Target.ratio("txlock/floor throughput", txlock.throughput() / floor.throughput(), TARGET, true, true);
     }
 }

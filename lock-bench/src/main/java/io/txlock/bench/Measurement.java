@@ -35,26 +35,26 @@ public record Measurement(String way, String describe, long ops, double seconds,
      * @return the figures, with the checker's verdict on all sections and the run's timeouts and errors counted
      */
     public static Measurement ofLocks(String way, String describe, ClusterOutcome outcome) {
-        long from = outcome.measuredFrom();
-        long to = outcome.measuredTo();
+        Timing.Window window = new Timing.Window(outcome.measuredFrom(), outcome.measuredTo());
         Histogram cycle = Latency.histogram();
         Histogram acquire = Latency.histogram();
         long ops = 0;
         for (CriticalSection s : outcome.sections()) {
-            if (s.released() >= from && s.released() < to) {
+            if (window.contains(s.released())) {
                 ops++;
                 Latency.record(cycle, s.released() - s.requested());
                 Latency.record(acquire, s.start() - s.requested());
             }
         }
-        double seconds = (to - from) / 1e9;
+        double seconds = window.seconds();
         Map<String, Long> counts = new LinkedHashMap<>();
+        counts.put("finished", (long) outcome.sections().size() - (outcome.kill() != null ? 1 : 0));
         counts.put("timeouts", outcome.timeouts());
         counts.put("errors", outcome.errors());
         List<String> notes = new ArrayList<>();
         outcome.errorExamples().forEach(e -> notes.add("error: " + e));
         return new Measurement(way, describe, ops, seconds, ops / seconds, Latency.of(cycle), Latency.of(acquire),
-                handoffs(outcome.sections(), from, to), Checker.check(outcome.sections()), counts, notes);
+                handoffs(outcome.sections(), window), Checker.check(outcome.sections()), counts, notes);
     }
 
     /**
@@ -62,11 +62,10 @@ public record Measurement(String way, String describe, long ops, double seconds,
      * holder, counted only when that next holder was already waiting when the first one ended.
      *
      * @param sections all sections
-     * @param from measured window start
-     * @param to measured window end
+     * @param window the measured window, in which the next holder must start
      * @return the gaps' percentiles
      */
-    static Latency handoffs(List<CriticalSection> sections, long from, long to) {
+    static Latency handoffs(List<CriticalSection> sections, Timing.Window window) {
         Map<String, List<CriticalSection>> byName = new HashMap<>();
         for (CriticalSection s : sections) {
             byName.computeIfAbsent(s.name(), n -> new ArrayList<>()).add(s);
@@ -77,12 +76,22 @@ public record Measurement(String way, String describe, long ops, double seconds,
             for (int i = 1; i < list.size(); i++) {
                 CriticalSection prev = list.get(i - 1);
                 CriticalSection next = list.get(i);
-                if (next.requested() < prev.end() && next.start() >= prev.end() && next.start() >= from && next.start() < to) {
+                if (next.requested() < prev.end() && next.start() >= prev.end() && window.contains(next.start())) {
                     Latency.record(gaps, next.start() - prev.end());
                 }
             }
         }
         return Latency.of(gaps);
+    }
+
+    /** @return operations finished in the whole run, warm-up included: critical sections, or orders stored or refused */
+    public long finished() {
+        return count("finished");
+    }
+
+    /** @return operations given up in the whole run: acquires that timed out or failed, submissions whose every try failed */
+    public long givenUp() {
+        return count("timeouts") + count("errors") + count("failed submissions");
     }
 
     /**

@@ -75,19 +75,20 @@ final class ProcessCluster {
         backend.prepareWorkers(strategy);
         BackendSpec spec = backend.childSpec();
         for (int p = 0; p < processes; p++) {
-            StringJoiner ids = new StringJoiner(",");
+            List<Integer> ids = new ArrayList<>();
             for (int w = p; w < workers; w += processes) {
-                ids.add(Integer.toString(w));
+                ids.add(w);
             }
-            children.add(start(p, spec, ids.toString()));
+            children.add(start(p, spec, ids));
         }
         for (Child c : children) {
             c.awaitReady();
         }
         long begin = System.nanoTime();
         children.forEach(c -> c.send("GO"));
-        long from = begin + timing.warmup().toNanos();
-        long to = from + timing.duration().toNanos();
+        Timing.Window window = timing.window(begin);
+        long from = window.from();
+        long to = window.to();
         if (killHolder) {
             sleepUntil(from + timing.duration().toNanos() / 2);
             children.get(0).send("HANG");
@@ -141,23 +142,26 @@ final class ProcessCluster {
 
     private static KillReport killReport(Hang h, List<CriticalSection> all) {
         CriticalSection next = nextHolder(h, all);
-        return new KillReport(h.child().process.pid(), h.worker(), h.name(), h.token(), h.killedAt(),
+        return new KillReport(h.child().process.pid(), h.worker(), h.name(), h.token(), h.start(), h.killedAt(),
                 next == null ? -1 : (next.start() - h.killedAt()) / 1e6, next == null ? -1 : next.worker(),
-                next == null ? CriticalSection.NO_TOKEN : next.token(), next != null && next.requested() < h.killedAt());
+                next == null ? CriticalSection.NO_TOKEN : next.token(), next != null && next.requested() < h.killedAt(),
+                h.child().workers);
     }
 
-    private Child start(int index, BackendSpec spec, String workerIds) throws IOException {
+    private Child start(int index, BackendSpec spec, List<Integer> workerIds) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), Worker.class.getName()));
         command.addAll(spec.toArgs());
         command.add("strategy=" + strategy);
         command.addAll(workload.toArgs());
-        command.add("workers=" + workerIds);
+        StringJoiner ids = new StringJoiner(",");
+        workerIds.forEach(w -> ids.add(Integer.toString(w)));
+        command.add("workers=" + ids);
         Path log = Files.createTempFile("txlock-bench-worker-" + index + "-", ".log");
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         long spawned = System.nanoTime();
-        Child child = new Child(index, builder.start(), log, spawned);
+        Child child = new Child(index, List.copyOf(workerIds), builder.start(), log, spawned);
         Thread reader = new Thread(child::read, "bench-worker-jvm-" + index);
         reader.setDaemon(true);
         reader.start();
@@ -180,6 +184,7 @@ final class ProcessCluster {
     /** One worker JVM and the thread reading its lines. */
     private final class Child {
         final int index;
+        final List<Integer> workers;
         final Process process;
         final Path log;
         final long spawned;
@@ -190,8 +195,9 @@ final class ProcessCluster {
         volatile boolean done;
         volatile boolean killed;
 
-        Child(int index, Process process, Path log, long spawned) {
+        Child(int index, List<Integer> workers, Process process, Path log, long spawned) {
             this.index = index;
+            this.workers = workers;
             this.process = process;
             this.log = log;
             this.spawned = spawned;
@@ -243,19 +249,24 @@ final class ProcessCluster {
             }
         }
 
-        /** The worker hangs while holding its lock: kill -9 its JVM, and note when it was dead. */
+        /**
+         * The worker hangs while holding its lock: kill -9 its JVM. Its section ends when the kill is sent: it has
+         * done nothing since it reported the lock, and it runs no more code after. The moment this JVM sees the
+         * process gone can come later than the moment the database saw its connection die and granted the row
+         * lock to the next holder (by milliseconds on a loaded machine), so it would show an overlap that was not.
+         */
         private void killHolder(String line) {
             String[] f = line.split(" ", 6);
             killed = true;
+            long killedAt = System.nanoTime();
             process.destroyForcibly();
             try {
                 process.waitFor();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            long dead = System.nanoTime();
             hang.set(new Hang(this, Integer.parseInt(f[1]), f[5], Long.parseLong(f[2]), Long.parseLong(f[3]),
-                    Long.parseLong(f[4]), dead));
+                    Long.parseLong(f[4]), killedAt));
             progress.note("  killed worker JVM " + process.pid() + " (kill -9) while it held '" + f[5] + "' with token " + f[2]);
         }
 

@@ -3,25 +3,49 @@ package io.txlock.bench;
 import java.util.List;
 
 /**
- * One scenario on one backend and strategy: the figures of each way, the ratio against the target, and what
- * went wrong.
+ * One scenario on one backend and strategy: the figures of each way, the targets, and what went wrong.
  *
  * @param backend the backend's command-line name
  * @param strategy the strategy
  * @param scenario the scenario id
  * @param settings the scenario's settings, e.g. "8 workers, 1 name, hold 0 µs"
  * @param measurements txlock first, then its yardstick (floor or seed) if any
- * @param ratio txlock against the yardstick, or null
+ * @param targets the run against DESIGN.md's targets: txlock against the yardstick first, if there is one; then
+ *     others (zero deadlocks under txlock)
  * @param kill the killed holder's story, or null
  * @param failures safety failures (overlaps, token regressions, lost updates, duplicates under txlock);
  *     empty if the run was safe
  */
 public record ScenarioResult(String backend, String strategy, String scenario, String settings, List<Measurement> measurements,
-        Ratio ratio, KillReport kill, List<String> failures) {
+        List<Target> targets, KillReport kill, List<String> failures) {
 
     /** @return whether the run was safe */
     public boolean passed() {
         return failures.isEmpty();
+    }
+
+    /**
+     * @return why txlock's run proves nothing, or null: it finished no operation in the measured window, or gave up
+     *     (timed out, failed) more operations than it finished; the checker passes such a run on next to nothing
+     */
+    public String unproven() {
+        Measurement txlock = way("txlock");
+        if (txlock == null) {
+            return null;
+        }
+        String counts = txlock.finished() + " finished and " + txlock.givenUp() + " timed out or failed in the whole run";
+        if (txlock.ops() == 0) {
+            return "txlock finished no operation in the measured window (" + counts + "): the run proves nothing";
+        }
+        if (txlock.givenUp() > txlock.finished()) {
+            return "txlock gave up more operations than it finished (" + counts + "): the run proves little";
+        }
+        return null;
+    }
+
+    /** @return txlock against its yardstick, or null if the scenario has none */
+    public Target ratio() {
+        return targets.stream().filter(t -> t.kind() == Target.Kind.RATIO).findFirst().orElse(null);
     }
 
     /**

@@ -64,8 +64,9 @@ final class ThreadCluster {
             throw e;
         }
         long begin = System.nanoTime();
-        long from = begin + timing.warmup().toNanos();
-        long to = from + timing.duration().toNanos();
+        Timing.Window window = timing.window(begin);
+        long from = window.from();
+        long to = window.to();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < workers; i++) {
             WorkerLoop loop = new WorkerLoop(i, created.get(i), workload, () -> System.nanoTime() >= to, () -> false, sink);

@@ -15,4 +15,35 @@ public record Timing(Duration warmup, Duration duration) {
     public long totalNanos() {
         return warmup.toNanos() + duration.toNanos();
     }
+
+    /**
+     * @param begin when the run began (nanoTime)
+     * @return its measured window: after the warm-up, as long as the duration
+     */
+    public Window window(long begin) {
+        long from = begin + warmup.toNanos();
+        return new Window(from, from + duration.toNanos());
+    }
+
+    /**
+     * The measured window of a run: only operations that finish inside it are counted.
+     *
+     * @param from its start (nanoTime), inclusive
+     * @param to its end (nanoTime), exclusive
+     */
+    public record Window(long from, long to) {
+
+        /**
+         * @param nanoTime when an operation finished
+         * @return whether it counts
+         */
+        public boolean contains(long nanoTime) {
+            return nanoTime >= from && nanoTime < to;
+        }
+
+        /** @return its length in seconds */
+        public double seconds() {
+            return (to - from) / 1e9;
+        }
+    }
 }

@@ -6,8 +6,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * One worker of a lock scenario: lock a name, do the critical section, unlock, report the section; until told
- * to stop. The same loop runs in a thread of the bench and in a worker JVM.
+ * One worker of a lock scenario: lock a name, increment its shared counter, unlock, report the section; until
+ * told to stop. The same loop runs in a thread of the bench and in a worker JVM.
  */
 final class WorkerLoop implements Runnable {
 
@@ -41,8 +41,9 @@ final class WorkerLoop implements Runnable {
     private final BooleanSupplier stop;
     private final BooleanSupplier hang;
     private final Sink sink;
-    private final FileCounter counter;
+    private final FileCounters counters;
     private final SplittableRandom random;
+    private long increments;
 
     WorkerLoop(int worker, Locker locker, LockWorkload workload, BooleanSupplier stop, BooleanSupplier hang, Sink sink) {
         this.worker = worker;
@@ -51,7 +52,7 @@ final class WorkerLoop implements Runnable {
         this.stop = stop;
         this.hang = hang;
         this.sink = sink;
-        this.counter = workload.counter() != null ? new FileCounter(workload.counter()) : null;
+        this.counters = new FileCounters(workload.counters());
         this.random = new SplittableRandom(worker * 0x9E3779B97F4A7C15L + System.nanoTime());
     }
 
@@ -60,7 +61,8 @@ final class WorkerLoop implements Runnable {
         long holdNanos = workload.hold().toNanos();
         try {
             while (!stop.getAsBoolean()) {
-                String name = workload.name(workload.names() == 1 ? 0 : random.nextInt(workload.names()));
+                int index = workload.names() == 1 ? 0 : random.nextInt(workload.names());
+                String name = workload.name(index);
                 long requested = System.nanoTime();
                 long token;
                 try {
@@ -80,11 +82,7 @@ final class WorkerLoop implements Runnable {
                         LockSupport.park();
                     }
                 }
-                if (counter != null) {
-                    counter.increment(holdNanos);
-                } else {
-                    Work.hold(holdNanos);
-                }
+                counters.increment(index, FileCounters.fingerprint(worker, increments++), holdNanos);
                 long end = System.nanoTime();
                 try {
                     locker.unlock();
@@ -94,9 +92,7 @@ final class WorkerLoop implements Runnable {
                 sink.section(new CriticalSection(worker, name, token, requested, start, end, System.nanoTime()));
             }
         } finally {
-            if (counter != null) {
-                counter.close();
-            }
+            counters.close();
             try {
                 locker.close();
             } catch (Exception e) {

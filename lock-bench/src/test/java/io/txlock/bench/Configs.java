@@ -21,6 +21,12 @@ final class Configs {
                 c.retries(), c.report(), c.jitWarmup());
     }
 
+    static BenchConfig withKeys(BenchConfig c, int keys) {
+        return new BenchConfig(c.backends(), c.strategies(), c.scenarios(), c.timing(), c.workers(), c.handoffWorkers(),
+                c.clients(), keys, c.duplicates(), c.hold(), c.nodes(), c.processes(), c.killHolder(), c.waitTime(), c.lease(),
+                c.retries(), c.report(), c.jitWarmup());
+    }
+
     static BenchConfig inProcesses(BenchConfig c, int processes, boolean kill, Duration lease) {
         return new BenchConfig(c.backends(), c.strategies(), c.scenarios(), c.timing(), c.workers(), c.handoffWorkers(),
                 c.clients(), c.keys(), c.duplicates(), c.hold(), c.nodes(), processes, kill, c.waitTime(), lease, c.retries(),
