@@ -52,7 +52,7 @@ final class WorkerLoop implements Runnable {
         this.stop = stop;
         this.hang = hang;
         this.sink = sink;
-        this.counters = new FileCounters(workload.counters());
+        this.counters = new FileCounters(workload.counters(), workload.names());
         this.random = new SplittableRandom(worker * 0x9E3779B97F4A7C15L + System.nanoTime());
     }
 

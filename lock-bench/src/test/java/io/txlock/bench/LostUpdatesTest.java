@@ -111,15 +111,20 @@ class LostUpdatesTest {
 
     @Test
     void theCountersFileAddsUpItsCountersIncrementsAndFingerprints(@TempDir Path dir) {
-        try (FileCounters counters = new FileCounters(dir.resolve("counters.bin"))) {
+        Path file = dir.resolve("counters.bin");
+        FileCounters.Total expected = new FileCounters.Total(3,
+                FileCounters.fingerprint(0, 0) + FileCounters.fingerprint(1, 0) + FileCounters.fingerprint(1, 1));
+        try (FileCounters counters = new FileCounters(file, 8); FileCounters other = new FileCounters(file, 8)) {
             assertThat(counters.total()).isEqualTo(new FileCounters.Total(0, 0));
 
             counters.increment(0, FileCounters.fingerprint(0, 0), 0);
-            counters.increment(7, FileCounters.fingerprint(1, 0), 0);
+            other.increment(7, FileCounters.fingerprint(1, 0), 0);
             counters.increment(7, FileCounters.fingerprint(1, 1), 0);
 
-            assertThat(counters.total()).isEqualTo(new FileCounters.Total(3,
-                    FileCounters.fingerprint(0, 0) + FileCounters.fingerprint(1, 0) + FileCounters.fingerprint(1, 1)));
+            assertThat(counters.total()).isEqualTo(expected);
+        }
+        try (FileCounters reopened = new FileCounters(file)) {
+            assertThat(reopened.total()).as("the file, opened again as the bench reads it after a run").isEqualTo(expected);
         }
     }
 }
