@@ -56,9 +56,6 @@ class LockedInterceptorIT {
     Counters counters;
 
     @Inject
-    LockManager locks;
-
-    @Inject
     Strategies strategies;
 
     @Inject
