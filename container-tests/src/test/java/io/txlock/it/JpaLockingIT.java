@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txlock.LockHandle;
+import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The JPA provider in the container, on every strategy: locks through the application's JTA entity manager that
  * commit and roll back with its entities, a waiter that sees the first transaction's entities, a timed-out
- * transaction that frees its locks, LEASE locks through a RESOURCE_LOCAL unit that outlive a rollback.
+ * transaction that frees its locks while its thread still runs, LEASE locks through a RESOURCE_LOCAL unit that
+ * outlive a rollback. Holder and contender are two nodes ({@link JpaStrategies#node}) that meet only in the database.
  */
 @ExtendWith(ArquillianExtension.class)
 class JpaLockingIT {
@@ -78,9 +80,9 @@ class JpaLockingIT {
     void anEjbTransactionsCommitReleasesItsLockAndKeepsItsEntities() {
         for (Strategy strategy : Strategy.values()) {
             String order = "commit-" + strategy;
-            long token = orders.place(strategy, order);
+            long token = orders.place(strategies.node(0, strategy), order);
             assertThat(orders.tokens(order)).as(strategy.toString()).containsExactly(token);
-            try (LockHandle next = strategies.get(strategy).acquire("order:" + order, LockOptions.defaults()
+            try (LockHandle next = strategies.node(1, strategy).acquire("order:" + order, LockOptions.defaults()
                     .withScope(LockScope.LEASE).withWait(Duration.ofSeconds(5)))) {
                 assertThat(next.fencingToken()).as(strategy.toString()).isGreaterThan(token);
             }
@@ -91,10 +93,10 @@ class JpaLockingIT {
     void aRuntimeExceptionInAnEjbRollsBackTheEntitiesAndReleasesTheLock() {
         for (Strategy strategy : Strategy.values()) {
             String order = "rollback-" + strategy;
-            assertThatThrownBy(() -> orders.placeAndFail(strategy, order)).isInstanceOf(EJBException.class)
+            assertThatThrownBy(() -> orders.placeAndFail(strategies.node(0, strategy), order)).isInstanceOf(EJBException.class)
                     .hasRootCauseMessage("payment declined");
             assertThat(orders.tokens(order)).as(strategy.toString()).isEmpty();
-            assertThat(strategies.get(strategy).tryAcquire("order:" + order, LockOptions.defaults()
+            assertThat(strategies.node(1, strategy).tryAcquire("order:" + order, LockOptions.defaults()
                     .withScope(LockScope.LEASE).withWait(Duration.ZERO))).as(strategy + ": free after rollback")
                     .hasValueSatisfying(LockHandle::release);
         }
@@ -105,14 +107,16 @@ class JpaLockingIT {
         ExecutorService callers = Executors.newFixedThreadPool(2);
         try {
             for (Strategy strategy : Strategy.values()) {
+                LockManager a = strategies.node(0, strategy); // on this thread, see JpaStrategies
+                LockManager b = strategies.node(1, strategy);
                 String order = "wait-" + strategy;
                 CountDownLatch locked = new CountDownLatch(1);
                 CountDownLatch mayCommit = new CountDownLatch(1);
                 CompletableFuture<Long> first = CompletableFuture.supplyAsync(
-                        () -> orders.placeAndWait(strategy, order, locked, mayCommit), callers);
-                assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
+                        () -> orders.placeAndWait(a, order, locked, mayCommit), callers);
+                awaitHolding(locked, first);
                 CompletableFuture<Optional<Long>> second = CompletableFuture.supplyAsync(
-                        () -> orders.lockAndRead(strategy, order, Duration.ofSeconds(30)), callers);
+                        () -> orders.lockAndRead(b, order, Duration.ofSeconds(30)), callers);
                 assertThat(stillWaiting(second)).as(strategy + ": waits for the first transaction").isTrue();
                 mayCommit.countDown();
                 long token = first.get(30, TimeUnit.SECONDS);
@@ -128,20 +132,24 @@ class JpaLockingIT {
         ExecutorService callers = Executors.newFixedThreadPool(1);
         try {
             for (Strategy strategy : Strategy.values()) {
+                LockManager a = strategies.node(0, strategy); // on this thread, see JpaStrategies
+                LockManager b = strategies.node(1, strategy);
                 String name = "timeout-" + strategy;
                 CountDownLatch locked = new CountDownLatch(1);
                 CountDownLatch release = new CountDownLatch(1);
                 CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> {
                     try {
-                        return shortTransactions.lockAndOutliveTheTransaction(strategies.get(strategy), name, locked, release);
+                        return shortTransactions.lockAndOutliveTheTransaction(a, name, locked, release);
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
                 }, callers);
-                assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
+                awaitHolding(locked, holder);
                 try {
-                    assertThat(orders.tryLock(strategy, name, Duration.ofSeconds(30)))
-                            .as(strategy + ": granted once the holder's transaction timed out").isTrue();
+                    assertThat(orders.tryLock(b, name, Duration.ofSeconds(30)))
+                            .as(strategy + ": granted once the holder's transaction timed out, while its thread still runs")
+                            .isTrue();
+                    assertThat(holder).isNotDone();
                 } finally {
                     release.countDown();
                 }
@@ -153,23 +161,26 @@ class JpaLockingIT {
     }
 
     @Test
-    void aLeaseLockInsideATransactionUsesTheResourceLocalUnitAndOutlivesARollback() throws Exception {
-        ExecutorService otherThread = Executors.newSingleThreadExecutor(); // the holder's own thread would re-enter
-        try {
-            for (Strategy strategy : Strategy.values()) {
-                String name = "lease-" + strategy;
-                LockHandle[] held = new LockHandle[1];
-                assertThatThrownBy(() -> orders.leaseLockAndFail(strategies.get(strategy), name, held))
-                        .isInstanceOf(EJBException.class);
-                assertThat(held[0].isValid()).as(strategy.toString()).isTrue();
-                assertThat(otherThread.submit(() -> orders.tryLock(strategy, name, Duration.ZERO)).get(30, TimeUnit.SECONDS))
-                        .as(strategy + ": still held after the rollback").isFalse();
-                orders.release(held[0]);
-                assertThat(otherThread.submit(() -> orders.tryLock(strategy, name, Duration.ofSeconds(5))).get(30, TimeUnit.SECONDS))
-                        .as(strategy + ": free after release").isTrue();
-            }
-        } finally {
-            otherThread.shutdownNow();
+    void aLeaseLockInsideATransactionUsesTheResourceLocalUnitAndOutlivesARollback() {
+        for (Strategy strategy : Strategy.values()) {
+            LockManager a = strategies.node(0, strategy);
+            LockManager b = strategies.node(1, strategy);
+            String name = "lease-" + strategy;
+            LockHandle[] held = new LockHandle[1];
+            assertThatThrownBy(() -> orders.leaseLockAndFail(a, name, held)).isInstanceOf(EJBException.class);
+            assertThat(held[0].isValid()).as(strategy.toString()).isTrue();
+            assertThat(orders.tryLock(b, name, Duration.ZERO)).as(strategy + ": still held after the rollback").isFalse();
+            orders.release(held[0]);
+            assertThat(orders.tryLock(b, name, Duration.ofSeconds(5))).as(strategy + ": free after release").isTrue();
+        }
+    }
+
+    /** Waits until {@code holder} says it holds its lock; if it failed instead, fails with the holder's error. */
+    private static void awaitHolding(CountDownLatch locked, CompletableFuture<?> holder) throws Exception {
+        holder.whenComplete((result, failure) -> locked.countDown()); // it ends only after saying so, unless it failed
+        assertThat(locked.await(30, TimeUnit.SECONDS)).as("the holder holds its lock within 30 s").isTrue();
+        if (holder.isCompletedExceptionally()) {
+            holder.get();
         }
     }
 

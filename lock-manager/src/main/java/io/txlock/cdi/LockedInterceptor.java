@@ -2,6 +2,8 @@ package io.txlock.cdi;
 
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
+import io.txlock.LockNotHeldException;
+import io.txlock.LockScope;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -44,16 +46,51 @@ public class LockedInterceptor implements Serializable {
     /**
      * @param invocation the intercepted call
      * @return what the method returned
-     * @throws Exception what the method threw, or a {@link io.txlock.LockException} if the lock was not granted
+     * @throws Exception what the method threw; a {@link io.txlock.LockException} if the lock was not granted, or
+     *     if a LEASE-scoped lock was lost while the method ran and it returned normally
      */
     @AroundInvoke
     public Object lock(InvocationContext invocation) throws Exception {
         Method method = invocation.getMethod();
         LockedMethod locked = COMPILED.get(method.getDeclaringClass())
                 .computeIfAbsent(method, m -> compile(m, invocation));
-        LockManager locks = manager(method);
-        try (LockHandle lock = locks.acquire(locked.name(invocation.getParameters()), locked.options(locks.defaults()))) {
-            return invocation.proceed();
+        return proceedLocked(manager(method), locked, invocation);
+    }
+
+    /**
+     * Calls the method holding its lock, then gives this call's hold back. The method's own exception always
+     * wins: a failure to give the hold back is added to it as suppressed.
+     */
+    static Object proceedLocked(LockManager locks, LockedMethod locked, InvocationContext invocation) throws Exception {
+        LockHandle lock = locks.acquire(locked.name(invocation.getParameters()), locked.options(locks.defaults()));
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Exception | Error failure) {
+            try {
+                giveBack(lock);
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+            throw failure;
+        }
+        giveBack(lock);
+        return result;
+    }
+
+    /**
+     * A TRANSACTION-scoped lock ends with its transaction. If that ended while the method ran (a transaction
+     * timeout rolled it back), there is nothing left to give back, and whoever ends the transaction learns that
+     * it did not commit; a TRANSACTION-scoped lock lost while held has its transaction marked rollback-only for
+     * the same reason. A LEASE lock lost while the method ran is reported: the method's work was not protected.
+     */
+    private static void giveBack(LockHandle lock) {
+        try {
+            lock.close();
+        } catch (LockNotHeldException e) {
+            if (lock.scope() != LockScope.TRANSACTION) {
+                throw e;
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.txlock.it.app;
 
+import io.txlock.LockManager;
 import io.txlock.cdi.Locked;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
@@ -14,6 +15,12 @@ public class LockedCounterEjb {
     /** Held until the container commits. */
     @Locked("counter:{name}")
     public void increment(String name) {
+        counters.increment(name);
+    }
+
+    /** The same on another node: the same lock name taken explicitly, on that node, until the container commits. */
+    public void incrementOn(LockManager node, String name) {
+        node.acquire("counter:" + name);
         counters.increment(name);
     }
 }

@@ -4,7 +4,6 @@ import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
-import io.txlock.Strategy;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -12,7 +11,10 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** An EJB that locks orders inside its container-managed transactions. */
+/**
+ * An EJB that locks orders inside its container-managed transactions, on the node (the {@link LockManager}) its
+ * caller names.
+ */
 @Stateless
 public class OrderService {
 
@@ -30,9 +32,9 @@ public class OrderService {
         return locks.instanceId();
     }
 
-    /** Locks the order (AUTO scope: in this transaction) and stores it. */
-    public long place(Strategy strategy, String orderNo) {
-        LockHandle lock = strategies.get(strategy).acquire("order:" + orderNo);
+    /** Locks the order on {@code node} (AUTO scope: in this transaction) and stores it. */
+    public long place(LockManager node, String orderNo) {
+        LockHandle lock = node.acquire("order:" + orderNo);
         if (lock.scope() != LockScope.TRANSACTION) {
             throw new IllegalStateException("AUTO inside an EJB transaction should be TRANSACTION, was " + lock.scope());
         }
@@ -41,33 +43,52 @@ public class OrderService {
     }
 
     /** Locks and stores the order, then fails with a runtime exception: the container rolls back. */
-    public void placeAndFail(Strategy strategy, String orderNo) {
-        place(strategy, orderNo);
+    public void placeAndFail(LockManager node, String orderNo) {
+        place(node, orderNo);
         throw new IllegalStateException("payment declined");
     }
 
     /** Locks and stores the order, says so, and commits only when allowed to. */
-    public long placeAndWait(Strategy strategy, String orderNo, CountDownLatch locked, CountDownLatch mayCommit) {
-        long token = place(strategy, orderNo);
+    public long placeAndWait(LockManager node, String orderNo, CountDownLatch locked, CountDownLatch mayEnd) {
+        long token = place(node, orderNo);
         locked.countDown();
-        await(mayCommit);
+        await(mayEnd);
         return token;
     }
 
-    /** Waits for the order's lock, then reads the order in the same transaction. */
-    public Optional<Long> lockAndRead(Strategy strategy, String orderNo, Duration wait) {
-        strategies.get(strategy).acquire("order:" + orderNo, LockOptions.defaults().withWait(wait));
-        return orders.token(orderNo);
+    /** Locks and stores the order, says so, and when allowed to end, fails: the container rolls back. */
+    public void placeWaitAndFail(LockManager node, String orderNo, CountDownLatch locked, CountDownLatch mayEnd) {
+        placeAndWait(node, orderNo, locked, mayEnd);
+        throw new IllegalStateException("payment declined");
     }
 
-    /** @return whether the lock was granted within {@code wait}, in this transaction */
-    public boolean tryLock(Strategy strategy, String name, Duration wait) {
-        return strategies.get(strategy).tryAcquire(name, wait).isPresent();
+    /** Waits for the order's lock on {@code node}, then reads the order in the same transaction. */
+    public Read lockAndRead(LockManager node, String orderNo, Duration wait) {
+        LockHandle lock = node.acquire("order:" + orderNo, LockOptions.defaults().withWait(wait));
+        return new Read(lock.fencingToken(), orders.token(orderNo));
     }
 
-    /** Takes a LEASE lock inside this transaction and fails, so that the transaction rolls back. */
-    public void leaseLockAndFail(Strategy strategy, String name, LockHandle[] out) {
-        out[0] = strategies.get(strategy).acquire(name, LockOptions.defaults().withScope(LockScope.LEASE));
+    /** @return whether the lock was granted on {@code node} within {@code wait}, in this transaction */
+    public boolean tryLock(LockManager node, String name, Duration wait) {
+        return node.tryAcquire(name, wait).isPresent();
+    }
+
+    /**
+     * Stores {@code orderNo + "/before"}, tries the lock, stores {@code orderNo + "/after"}: all in this transaction,
+     * which commits whether the lock was granted or not.
+     *
+     * @return whether the lock was granted within {@code wait}
+     */
+    public boolean storeAroundTryLock(LockManager node, String name, Duration wait, String orderNo) {
+        orders.insert(orderNo + "/before", 1);
+        boolean granted = node.tryAcquire(name, wait).isPresent();
+        orders.insert(orderNo + "/after", 2);
+        return granted;
+    }
+
+    /** Takes a LEASE lock on {@code node} inside this transaction and fails, so that the transaction rolls back. */
+    public void leaseLockAndFail(LockManager node, String name, LockHandle[] out) {
+        out[0] = node.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE));
         throw new IllegalStateException("roll back");
     }
 
@@ -90,5 +111,14 @@ public class OrderService {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * What a transaction saw once its lock was granted.
+     *
+     * @param lockToken the fencing token of its lock
+     * @param orderToken the lock token the order was stored under, if it was stored
+     */
+    public record Read(long lockToken, Optional<Long> orderToken) {
     }
 }

@@ -6,7 +6,10 @@ import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.transaction.RollbackException;
+import jakarta.transaction.Status;
+import jakarta.transaction.SystemException;
 import jakarta.transaction.UserTransaction;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +43,43 @@ public class ShortTransactions {
             return "rolled back";
         } finally {
             transaction.setTransactionTimeout(0);
+        }
+    }
+
+    /**
+     * Calls {@code work} in a transaction that times out after 2 s, then tries to commit.
+     *
+     * @return what {@code work} returned, a comma, and how the transaction ended: "rolled back" when it timed out
+     */
+    public String callInATransactionThatTimesOut(Callable<String> work) throws Exception {
+        transaction.setTransactionTimeout(2);
+        transaction.begin();
+        try {
+            String result;
+            try {
+                result = work.call();
+            } catch (Exception | Error e) {
+                rollbackIfStillAssociated();
+                throw e;
+            }
+            try {
+                transaction.commit();
+                return result + ", committed";
+            } catch (RollbackException e) {
+                return result + ", rolled back";
+            }
+        } finally {
+            transaction.setTransactionTimeout(0);
+        }
+    }
+
+    private void rollbackIfStillAssociated() throws SystemException {
+        if (transaction.getStatus() != Status.STATUS_NO_TRANSACTION) {
+            try {
+                transaction.rollback();
+            } catch (IllegalStateException alreadyRolledBack) {
+                // the timeout rolled it back already
+            }
         }
     }
 }

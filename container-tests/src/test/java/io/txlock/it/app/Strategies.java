@@ -8,13 +8,24 @@ import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 
-/** One manager per strategy over the application's datasources, and one with the JTA datasource only. */
+/**
+ * The nodes of a cluster, inside one application: per strategy, {@link #NODES} managers over the application's
+ * datasources, each with its own instance id, as separate JVMs would have. Two nodes never share the core's
+ * in-JVM queue: they exclude each other only through the database, inside the callers' JTA transactions. Plus
+ * one manager with the JTA datasource only. Like every manager, they look up the transaction registry when built:
+ * touch this bean first on a container thread (a test method, an EJB call), not in a task of a plain executor.
+ */
 @ApplicationScoped
 public class Strategies {
+
+    /** How many nodes per strategy. */
+    public static final int NODES = 3;
 
     @Resource(lookup = "java:app/jdbc/txlock")
     DataSource dataSource;
@@ -22,30 +33,43 @@ public class Strategies {
     @Resource(lookup = "java:app/jdbc/txlock-nonjta")
     DataSource nonJtaDataSource;
 
-    private final Map<Strategy, LockManager> managers = new EnumMap<>(Strategy.class);
+    private final Map<Strategy, List<LockManager>> nodes = new EnumMap<>(Strategy.class);
     private LockManager jtaOnly;
 
     @PostConstruct
     void build() {
         for (Strategy strategy : Strategy.values()) {
-            managers.put(strategy, LockManager.builder(JdbcLockProvider.builder(dataSource).leaseDataSource(nonJtaDataSource)
-                    .strategy(strategy).reaperPeriod(Duration.ZERO).build()).build());
+            List<LockManager> managers = new ArrayList<>();
+            for (int node = 0; node < NODES; node++) {
+                managers.add(LockManager.builder(JdbcLockProvider.builder(dataSource).leaseDataSource(nonJtaDataSource)
+                        .strategy(strategy).reaperPeriod(Duration.ZERO).build()).build());
+            }
+            nodes.put(strategy, List.copyOf(managers));
         }
         jtaOnly = LockManager.builder(JdbcLockProvider.builder(dataSource).reaperPeriod(Duration.ZERO).build()).build();
     }
 
     @PreDestroy
     void close() {
-        managers.values().forEach(LockManager::close);
+        nodes.values().forEach(managers -> managers.forEach(LockManager::close));
         jtaOnly.close();
     }
 
     /**
      * @param strategy the strategy
-     * @return the manager with that strategy
+     * @return the first node's manager with that strategy
      */
     public LockManager get(Strategy strategy) {
-        return managers.get(strategy);
+        return node(0, strategy);
+    }
+
+    /**
+     * @param node 0 to {@link #NODES} - 1
+     * @param strategy the strategy
+     * @return that node's manager with that strategy
+     */
+    public LockManager node(int node, Strategy strategy) {
+        return nodes.get(strategy).get(node);
     }
 
     /** @return a manager whose provider has the JTA datasource only, no lease datasource */

@@ -4,9 +4,7 @@ import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
-import io.txlock.Strategy;
 import jakarta.ejb.Stateless;
-import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
@@ -22,12 +20,9 @@ public class JpaOrders {
     @PersistenceContext(unitName = "orders")
     EntityManager entityManager;
 
-    @Inject
-    JpaStrategies strategies;
-
-    /** Locks the order (AUTO scope: in this transaction) and persists it. */
-    public long place(Strategy strategy, String orderNo) {
-        LockHandle lock = strategies.get(strategy).acquire("order:" + orderNo);
+    /** Locks the order on {@code node} (AUTO scope: in this transaction) and persists it. */
+    public long place(LockManager node, String orderNo) {
+        LockHandle lock = node.acquire("order:" + orderNo);
         if (lock.scope() != LockScope.TRANSACTION) {
             throw new IllegalStateException("AUTO inside an EJB transaction should be TRANSACTION, was " + lock.scope());
         }
@@ -36,14 +31,14 @@ public class JpaOrders {
     }
 
     /** Locks and persists the order, then fails with a runtime exception: the container rolls back. */
-    public void placeAndFail(Strategy strategy, String orderNo) {
-        place(strategy, orderNo);
+    public void placeAndFail(LockManager node, String orderNo) {
+        place(node, orderNo);
         throw new IllegalStateException("payment declined");
     }
 
     /** Locks and persists the order, says so, and commits only when allowed to. */
-    public long placeAndWait(Strategy strategy, String orderNo, CountDownLatch locked, CountDownLatch mayCommit) {
-        long token = place(strategy, orderNo);
+    public long placeAndWait(LockManager node, String orderNo, CountDownLatch locked, CountDownLatch mayCommit) {
+        long token = place(node, orderNo);
         entityManager.flush();
         locked.countDown();
         try {
@@ -57,9 +52,9 @@ public class JpaOrders {
         return token;
     }
 
-    /** Waits for the order's lock, then queries the order in the same transaction. */
-    public Optional<Long> lockAndRead(Strategy strategy, String orderNo, Duration wait) {
-        strategies.get(strategy).acquire("order:" + orderNo, LockOptions.defaults().withWait(wait));
+    /** Waits for the order's lock on {@code node}, then queries the order in the same transaction. */
+    public Optional<Long> lockAndRead(LockManager node, String orderNo, Duration wait) {
+        node.acquire("order:" + orderNo, LockOptions.defaults().withWait(wait));
         return tokens(orderNo).stream().findFirst();
     }
 
@@ -69,14 +64,14 @@ public class JpaOrders {
                 .setParameter("no", orderNo).getResultList();
     }
 
-    /** @return whether the lock was granted within {@code wait}, in this transaction */
-    public boolean tryLock(Strategy strategy, String name, Duration wait) {
-        return strategies.get(strategy).tryAcquire(name, wait).isPresent();
+    /** @return whether the lock was granted on {@code node} within {@code wait}, in this transaction */
+    public boolean tryLock(LockManager node, String name, Duration wait) {
+        return node.tryAcquire(name, wait).isPresent();
     }
 
     /** Takes a LEASE lock inside this transaction and fails, so that the transaction rolls back. */
-    public void leaseLockAndFail(LockManager locks, String name, LockHandle[] out) {
-        out[0] = locks.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE));
+    public void leaseLockAndFail(LockManager node, String name, LockHandle[] out) {
+        out[0] = node.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE));
         throw new IllegalStateException("roll back");
     }
 

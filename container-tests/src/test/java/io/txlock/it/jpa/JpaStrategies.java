@@ -10,13 +10,17 @@ import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.PersistenceUnit;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * One JPA-provider manager per strategy, configured as docs/jpa.md shows for Jakarta EE: TRANSACTION-scoped
- * locks through the application's container-managed (JTA) entity manager, LEASE locks through a RESOURCE_LOCAL
- * unit on a non-JTA datasource.
+ * JPA-provider managers per strategy and node (each node its own manager, as separate JVMs would have), configured
+ * as docs/jpa.md shows for Jakarta EE: TRANSACTION-scoped locks through the application's container-managed (JTA)
+ * entity manager, LEASE locks through a RESOURCE_LOCAL unit on a non-JTA datasource. A manager looks the transaction
+ * registry up when it is built: ask for a node on a container thread (a test method, an EJB call), not in a task of
+ * a plain executor, where java:comp is not bound and AUTO would mean LEASE for ever.
  */
 @ApplicationScoped
 public class JpaStrategies {
@@ -27,19 +31,32 @@ public class JpaStrategies {
     @PersistenceUnit(unitName = "txlock-lease")
     EntityManagerFactory lease;
 
-    private final Map<Strategy, LockManager> managers = new EnumMap<>(Strategy.class);
+    private final Map<Strategy, List<LockManager>> nodes = new EnumMap<>(Strategy.class);
 
     /**
      * @param strategy the strategy
-     * @return the manager with that strategy
+     * @return the first node's manager with that strategy
      */
-    public synchronized LockManager get(Strategy strategy) {
-        return managers.computeIfAbsent(strategy, s -> LockManager.builder(JpaLockProvider.builder(lease)
-                .entityManager(() -> entityManager).strategy(s).reaperPeriod(Duration.ZERO).build()).build());
+    public LockManager get(Strategy strategy) {
+        return node(0, strategy);
+    }
+
+    /**
+     * @param node which node, from 0: each has its own manager, as separate JVMs would have
+     * @param strategy the strategy
+     * @return that node's manager with that strategy
+     */
+    public synchronized LockManager node(int node, Strategy strategy) {
+        List<LockManager> managers = nodes.computeIfAbsent(strategy, s -> new ArrayList<>());
+        while (managers.size() <= node) {
+            managers.add(LockManager.builder(JpaLockProvider.builder(lease).entityManager(() -> entityManager)
+                    .strategy(strategy).reaperPeriod(Duration.ZERO).build()).build());
+        }
+        return managers.get(node);
     }
 
     @PreDestroy
     synchronized void close() {
-        managers.values().forEach(LockManager::close);
+        nodes.values().forEach(managers -> managers.forEach(LockManager::close));
     }
 }
