@@ -74,7 +74,8 @@ public interface LockHandle extends AutoCloseable {
     void release();
 
     /**
-     * Same as {@link #release()}, except that closing an already released handle does nothing.
+     * Same as {@link #release()}, except that closing an already released handle, or one whose transaction has
+     * ended (which freed the lock), does nothing.
      *
      * @throws LockNotHeldException if the lock was lost while held
      */

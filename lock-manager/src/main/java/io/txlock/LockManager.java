@@ -156,7 +156,8 @@ public interface LockManager extends AutoCloseable {
 
         /**
          * @param transactions how to find the caller's transaction; by default the JTA support when
-         *     {@code jakarta.transaction} is on the class path and a transaction manager is found, else none
+         *     {@code jakarta.transaction} is on the class path (it looks for the container's registry when a lock is
+         *     taken), else none
          * @return this builder
          */
         public Builder transactions(TransactionSupport transactions) {

@@ -662,10 +662,11 @@ public final class CoreLockManager implements LockManager {
             }
             throw new LockNotHeldException("lock " + holding + " was already released through this handle");
         }
-        releaseOne(holding);
+        releaseOne(holding, closing);
     }
 
-    private void releaseOne(Holding holding) {
+    /** @param closing the handle is being closed: a lock its transaction already released needs nothing more */
+    private void releaseOne(Holding holding, boolean closing) {
         boolean last;
         holding.state.mutex.lock();
         try {
@@ -675,7 +676,11 @@ public final class CoreLockManager implements LockManager {
                         + "): the protected work may have overlapped with another holder");
             }
             if (status != Holding.Status.HELD && status != Holding.Status.SUSPENDED) {
-                throw new LockNotHeldException("lock " + holding + " is no longer held (" + status + ")");
+                if (closing) {
+                    return;
+                }
+                throw new LockNotHeldException("lock " + holding + " is no longer held (" + status
+                        + (holding.scope() == LockScope.TRANSACTION ? ": its transaction ended" : "") + ")");
             }
             holding.holds = Math.max(0, holding.holds - 1);
             last = holding.holds == 0 && holding.scope() == LockScope.LEASE;
@@ -879,7 +884,7 @@ public final class CoreLockManager implements LockManager {
         if (holding == null) {
             throw new IllegalMonitorStateException("lock '" + name + "' is not held by " + caller.owner().id());
         }
-        releaseOne(holding);
+        releaseOne(holding, false);
     }
 
     // ---- plumbing

@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Savepoint;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -18,6 +18,12 @@ import java.util.Set;
  * restored around it.
  */
 final class PostgresStatements extends Statements {
+
+    /**
+     * Savepoints are SQL statements, not {@code Connection.setSavepoint()}: a Jakarta EE server refuses
+     * {@code Connection.rollback(Savepoint)} on a connection enlisted in its transaction (WildFly: IJ031021).
+     */
+    private static final String SAVEPOINT = "txlock_attempt";
 
     private static final Set<String> LOCK_UNAVAILABLE = Set.of(
             "55P03", // lock_not_available: lock_timeout, NOWAIT
@@ -126,20 +132,26 @@ final class PostgresStatements extends Statements {
                 throw e;
             }
         }
-        Savepoint savepoint = c.setSavepoint();
+        execute(c, "SAVEPOINT " + SAVEPOINT);
         try {
             String previous = setLockTimeout(c, Math.max(1, waitMillis(maxBlock)) + "ms");
             T result = call.run();
             setLockTimeout(c, previous);
-            c.releaseSavepoint(savepoint);
+            execute(c, "RELEASE SAVEPOINT " + SAVEPOINT);
             return result;
         } catch (SQLException e) {
-            c.rollback(savepoint);
-            c.releaseSavepoint(savepoint);
+            execute(c, "ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+            execute(c, "RELEASE SAVEPOINT " + SAVEPOINT);
             if (lockUnavailable(e)) {
                 return null;
             }
             throw e;
+        }
+    }
+
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
         }
     }
 

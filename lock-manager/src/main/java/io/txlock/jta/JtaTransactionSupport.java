@@ -13,18 +13,28 @@ import java.util.function.Supplier;
  * Finds the caller's JTA transaction through {@link TransactionSynchronizationRegistry}: from CDI first, then
  * JNDI ({@code java:comp/TransactionSynchronizationRegistry}). Locks in {@link io.txlock.LockScope#TRANSACTION}
  * scope are released from an interposed synchronization, after commit and after rollback, whatever the
- * provider. Discovered automatically by {@link io.txlock.LockManager#builder}; outside a container, pass
- * {@link #of(TransactionSynchronizationRegistry)} to the builder's {@code transactions(…)}.
+ * provider. Discovered automatically by {@link io.txlock.LockManager#builder} whenever {@code jakarta.transaction} is
+ * on the class path; outside a container, pass {@link #of(TransactionSynchronizationRegistry)} to the builder's
+ * {@code transactions(…)}.
  */
 public final class JtaTransactionSupport implements TransactionSupport {
 
     /** Where Jakarta EE containers bind the registry. */
     public static final String JNDI_NAME = "java:comp/TransactionSynchronizationRegistry";
 
+    /** How long a thread whose lookup found no registry waits before it looks again. */
+    private static final long RETRY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
     private final Supplier<TransactionSynchronizationRegistry> lookup;
     private volatile TransactionSynchronizationRegistry registry;
+    /** When the calling thread last looked in vain (System.nanoTime), while no registry has been found. */
+    private final ThreadLocal<long[]> lastMiss = new ThreadLocal<>();
 
-    /** Looks the registry up in CDI, then JNDI, on first use. For {@link java.util.ServiceLoader}. */
+    /**
+     * Looks the registry up in CDI, then JNDI, when a lock is first taken, on the taking thread: a manager built on
+     * a thread without the container's naming context (a plain executor) still finds it once a container thread
+     * locks. Until one is found, a thread looks again at most once a second. For {@link java.util.ServiceLoader}.
+     */
     public JtaTransactionSupport() {
         this.lookup = JtaTransactionSupport::lookUp;
     }
@@ -46,11 +56,6 @@ public final class JtaTransactionSupport implements TransactionSupport {
     }
 
     @Override
-    public boolean available() {
-        return registry() != null;
-    }
-
-    @Override
     public Optional<CallerTransaction> current() {
         TransactionSynchronizationRegistry tsr = registry();
         if (tsr == null) {
@@ -65,9 +70,22 @@ public final class JtaTransactionSupport implements TransactionSupport {
 
     private TransactionSynchronizationRegistry registry() {
         TransactionSynchronizationRegistry r = registry;
-        if (r == null) {
-            r = lookup.get();
+        if (r != null) {
+            return r;
+        }
+        long[] missed = lastMiss.get();
+        long now = System.nanoTime();
+        if (missed != null && now - missed[0] < RETRY_NANOS) {
+            return null;
+        }
+        r = lookup.get();
+        if (r != null) {
             registry = r;
+            lastMiss.remove();
+        } else if (missed == null) {
+            lastMiss.set(new long[] {now});
+        } else {
+            missed[0] = now;
         }
         return r;
     }
@@ -87,7 +105,8 @@ public final class JtaTransactionSupport implements TransactionSupport {
 
     @Override
     public String toString() {
-        return "JTA transaction support (" + (registry != null ? registry.getClass().getSimpleName() : "no registry found") + ")";
+        return "JTA transaction support (" + (registry != null ? registry.getClass().getSimpleName()
+                : "no TransactionSynchronizationRegistry found yet in CDI or at " + JNDI_NAME) + ")";
     }
 
     private record JtaTransaction(TransactionSynchronizationRegistry tsr, Object key) implements CallerTransaction {
