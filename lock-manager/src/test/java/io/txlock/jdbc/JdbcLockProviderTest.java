@@ -13,6 +13,7 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockRequest;
+import io.txlock.testkit.CountingProvider;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -88,12 +90,16 @@ class JdbcLockProviderTest {
     @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
     @MethodSource("combinations")
     void aWaiterIsGrantedWhenTheHolderReleases(TestDatabase db, Strategy strategy) throws Exception {
+        CountingProvider counting = new CountingProvider(provider(db, strategy));
         try (LockManager a = LockManager.builder(provider(db, strategy)).build();
-                LockManager b = LockManager.builder(provider(db, strategy)).build()) {
+                LockManager b = LockManager.builder(counting).build()) {
             LockHandle held = a.acquire("handoff");
             CompletableFuture<LockHandle> waiter = b.acquireAsync("handoff",
                     LockOptions.defaults().withWait(Duration.ofSeconds(20))).toCompletableFuture();
-            assertThat(waiter).isNotDone();
+            // SELECT_FOR_UPDATE waits in the database; the others answer "held" at once and wait in the core
+            Awaitility.await("the waiter waits").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> db.lockWaiters() > 0 || !counting.attempts("handoff").isEmpty());
+            assertThat(waiter).as("a waiter whose attempt found the lock held").isNotDone();
             long token = held.fencingToken();
             held.release();
             LockHandle next = waiter.get(20, TimeUnit.SECONDS);
