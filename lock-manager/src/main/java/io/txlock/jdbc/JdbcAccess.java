@@ -4,10 +4,17 @@ import io.txlock.LockBackendException;
 import io.txlock.spi.TransactionSupport;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /** Connections and error translation shared by the three strategies. */
 final class JdbcAccess {
+
+    /** SQLStates of "no such table": PostgreSQL, MySQL/MariaDB (also code 1146), H2 (with and without candidates). */
+    private static final Set<String> MISSING_TABLE = Set.of("42P01", "42S02", "42S03", "42S04");
 
     /** JDBC work on a connection. */
     @FunctionalInterface
@@ -36,35 +43,69 @@ final class JdbcAccess {
         return table;
     }
 
+    /**
+     * @return the dialect's statements; the first call detects the dialect (unless configured) and checks that the
+     *     table exists, on a connection of the transactional datasource
+     * @throws IllegalArgumentException if the table does not exist
+     * @throws LockBackendException if the database cannot be reached
+     */
     Statements statements() {
         Statements s = statements;
+        return s != null ? s : statements(transactional);
+    }
+
+    /**
+     * Detects the dialect and checks the table now, on a connection of the lease datasource (which joins no caller's
+     * transaction where the provider has a lease datasource of its own).
+     *
+     * @throws IllegalArgumentException if the table does not exist
+     * @throws LockBackendException if the database cannot be reached
+     */
+    void checkTable() {
+        statements(lease);
+    }
+
+    private synchronized Statements statements(DataSource from) {
+        Statements s = statements;
         if (s == null) {
-            synchronized (this) {
-                s = statements;
-                if (s == null) {
-                    JdbcDialect dialect = configuredDialect;
-                    if (dialect == null) {
-                        dialect = detectDialect();
-                    }
-                    s = statementsFor(dialect, table);
-                    this.dialect = dialect;
-                    statements = s;
-                }
+            try (Connection c = from.getConnection()) {
+                JdbcDialect d = configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
+                requireTable(c, d);
+                s = statementsFor(d, table);
+                dialect = d;
+                statements = s;
+            } catch (SQLException e) {
+                throw failure("reach the database to check lock table " + table, e, false);
             }
         }
         return s;
     }
 
     /**
-     * Reads the connection's metadata only: no statement, no commit, so it is safe inside any transaction. Asks the
-     * transactional datasource, which inside a transaction hands back the caller's own connection: a first use
-     * inside a transaction needs no second connection (a pool sized to its clients would starve waiting for it).
+     * Changes nothing and commits nothing, so it is safe inside any transaction: at a first use inside a caller's
+     * transaction it runs on the caller's own connection (a pool sized to its clients may have no second one), in a
+     * savepoint on PostgreSQL, where a failed statement would abort the transaction.
      */
-    private JdbcDialect detectDialect() {
-        try (Connection c = transactional.getConnection()) {
-            return JdbcDialect.detect(c.getMetaData());
+    private void requireTable(Connection c, JdbcDialect d) throws SQLException {
+        Savepoint savepoint = d == JdbcDialect.POSTGRESQL && !c.getAutoCommit() ? c.setSavepoint() : null;
+        try (Statement probe = c.createStatement()) {
+            probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
         } catch (SQLException e) {
-            throw failure("detect the database", e, false);
+            if (savepoint != null) {
+                c.rollback(savepoint);
+                c.releaseSavepoint(savepoint);
+            }
+            if (MISSING_TABLE.contains(e.getSQLState()) || e.getErrorCode() == 1146) {
+                throw new IllegalArgumentException("lock table " + table + " does not exist in the " + d.name().toLowerCase(Locale.ROOT)
+                        + " database: create it with JdbcLockSchema.create(dataSource, JdbcDialect." + d + ", \"" + table
+                        + "\"), or with the txlock-sql script " + d.scriptLocation() + "/" + JdbcLockSchema.SCRIPT
+                        + " (as a Flyway or Liquibase migration), or name an existing lock table with table(…) ("
+                        + e.getMessage() + ")", e);
+            }
+            throw e;
+        }
+        if (savepoint != null) {
+            c.releaseSavepoint(savepoint);
         }
     }
 
@@ -248,6 +289,6 @@ final class JdbcAccess {
 
     private String describeDialect() {
         JdbcDialect d = dialect();
-        return d == null ? "database not yet reached" : d.name().toLowerCase(java.util.Locale.ROOT);
+        return d == null ? "database not yet reached" : d.name().toLowerCase(Locale.ROOT);
     }
 }
