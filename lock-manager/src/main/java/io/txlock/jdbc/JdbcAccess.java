@@ -136,7 +136,16 @@ final class JdbcAccess {
         if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
             autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO), "create the row of '" + name + "' before locking it");
         }
-        return inCallerTransaction(work, what);
+        return inCallerTransaction(c -> {
+            if (c.getAutoCommit()) {
+                throw new IllegalStateException("cannot lock '" + name + "' in the caller's transaction: the connection the"
+                        + " datasource hands out is in auto-commit mode, so the lock would end with its own statement while"
+                        + " the caller counts on it until commit. Give the provider the datasource whose connections join the"
+                        + " transaction: the container's JTA datasource (not a non-JTA one), or JdbcLockProvider.builder(tx)"
+                        + " with the JdbcTransactions tx given to LockManager.Builder.transactions; or lock in LockScope.LEASE");
+            }
+            return work.run(c);
+        }, what);
     }
 
     /** Runs work on the caller's transactional connection: the container enlists it; never commits. */

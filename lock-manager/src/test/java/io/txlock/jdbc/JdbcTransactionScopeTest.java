@@ -178,6 +178,33 @@ class JdbcTransactionScopeTest {
     }
 
     /**
+     * A provider whose datasource hands out connections that do not join the caller's transaction (auto-commit)
+     * would take a lock that ends with its own statement while the caller counts on it until commit: refused.
+     */
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aDatasourceWhoseConnectionsMissTheCallersTransactionIsRefused(TestDatabase db, Strategy strategy) throws Exception {
+        JdbcTransactions tx = JdbcTransactions.over(db.dataSource());
+        try (LockManager outside = LockManager.builder(JdbcLockProvider.builder(db.dataSource()).strategy(strategy)
+                .reaperPeriod(Duration.ZERO).build()).transactions(tx).build();
+                Node other = Node.on(db, strategy)) {
+            String order = "not-joined-" + strategy;
+            tx.inTransaction(c -> {
+                insertOrder(c, order, 1);
+                assertThatThrownBy(() -> outside.acquire("order:" + order))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("auto-commit")
+                        .hasMessageContaining("JdbcLockProvider.builder(tx)")
+                        .hasMessageContaining("JTA datasource");
+                assertThat(other.locks().tryAcquire("order:" + order, LockOptions.defaults().withScope(LockScope.LEASE)))
+                        .as("'order:%s' after the refused acquire", order).hasValueSatisfying(LockHandle::release);
+                return null;
+            });
+            assertThat(orderToken(db, order)).as("the caller's transaction after the refusal").contains(1L);
+        }
+    }
+
+    /**
      * The first use of a name, rolled back while three other nodes wait for it: on MariaDB, had the row been
      * created inside the holder's transaction, the rollback would turn the waiters' locks into gap locks and two
      * of them would deadlock. Every waiter must get the lock in turn, none may be a deadlock victim.
