@@ -215,9 +215,30 @@ final class JdbcAccess {
             }
         }
         if (statements() instanceof MySqlStatements mysql) {
-            autoCommitted(c -> mysql.purgeTokens(c, batch * 10), "purge used tokens");
+            autoCommitted(c -> purgeTokensWithoutWaiting(c, mysql, batch * 10), "purge used tokens");
         }
         return total;
+    }
+
+    /**
+     * Purges used MySQL tokens, without waiting for the token rows of transactions still open (a SELECT_FOR_UPDATE
+     * holder's, a caller's): the purge would wait for them up to {@code innodb_lock_wait_timeout} (50 s by default) on
+     * every run and then fail. It tries again on the next run instead.
+     */
+    private static int purgeTokensWithoutWaiting(Connection c, MySqlStatements mysql, int batch) throws SQLException {
+        LockTableSql.SessionWait wait = mysql.sessionWait(java.time.Duration.ZERO);
+        String previous = wait.readSetting(c);
+        wait.apply(c, wait.value());
+        try {
+            return mysql.purgeTokens(c, batch);
+        } catch (SQLException e) {
+            if (mysql.lockUnavailable(e)) {
+                return 0;
+            }
+            throw e;
+        } finally {
+            wait.apply(c, previous);
+        }
     }
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */

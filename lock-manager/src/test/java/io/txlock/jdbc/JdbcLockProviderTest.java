@@ -207,30 +207,6 @@ class JdbcLockProviderTest {
         assertThat(parameters).as("parameters bound by acquire, renew and release").isNotEmpty();
     }
 
-    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
-    @MethodSource("leasedCombinations")
-    void theReaperDeletesExpiredRowsInBatchesAndSparesLiveOnes(TestDatabase db, Strategy strategy) {
-        String table = "reap_" + strategy.name().toLowerCase().substring(0, 3);
-        db.withLockTable(table);
-        try (JdbcLockProvider provider = JdbcLockProvider.builder(db.dataSource()).strategy(strategy).table(table)
-                .reaperPeriod(Duration.ZERO).reaperBatchSize(7).build()) {
-            for (int i = 0; i < 25; i++) {
-                assertThat(provider.tryAcquire(request("dead-" + i, "dead", Duration.ofMillis(1), Duration.ZERO)).isGranted()).isTrue();
-            }
-            Attempt live = provider.tryAcquire(request("live", "alive", Duration.ofMinutes(5), Duration.ZERO));
-            Attempt done = provider.tryAcquire(request("released", "done", Duration.ofMinutes(5), Duration.ZERO));
-            provider.release(done.grant());
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> provider.inspect("dead-24").isEmpty());
-            assertThat(provider.reapExpired()).isEqualTo(25);
-            long kept = strategy == Strategy.UNIQUE_INSERT ? 1 : 2; // a released row stays FREE for its retention
-            assertThat(rows(db, table)).isEqualTo(kept);
-            assertThat(provider.tryAcquire(request("released", "next", Duration.ofMinutes(5), Duration.ZERO)).isGranted()).isTrue();
-            assertThat(provider.inspect("live")).isPresent();
-            provider.release(live.grant());
-        }
-    }
-
     @Test
     void tableNamesAreValidatedIdentifiers() {
         TestDatabase db = databases.get(0);
