@@ -290,7 +290,7 @@ public final class JdbcLockProvider implements LockProvider {
          * Builds the provider and, if the database can be reached, detects its dialect (unless set) and checks that
          * the table exists. If it cannot be reached (no connection within the datasource's own timeout, which this
          * call then waits for), the provider is built all the same and checks at first use; until the database is
-         * reached every operation fails with {@link io.txlock.LockBackendException}.
+         * reached every operation fails with {@link LockBackendException}.
          *
          * @return the provider
          * @throws IllegalArgumentException if the table does not exist; the message says how to create it
