@@ -75,7 +75,7 @@ final class JdbcAccess {
                 dialect = d;
                 statements = s;
             } catch (SQLException e) {
-                throw failure("reach the database to check lock table " + table, e, false);
+                throw failure("reach the database", e, false);
             }
         }
         return s;
