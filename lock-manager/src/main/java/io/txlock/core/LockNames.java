@@ -24,7 +24,7 @@ public final class LockNames {
         int length = name.codePointCount(0, name.length());
         if (length > MAX_LENGTH) {
             throw new IllegalArgumentException("lock name must be at most " + MAX_LENGTH + " characters, was " + length
-                    + " ('" + name.substring(0, 40) + "…'): shorten it or hash the variable part");
+                    + " ('" + name.substring(0, name.offsetByCodePoints(0, 40)) + "…'): shorten it or hash the variable part");
         }
         if (Character.isWhitespace(name.codePointAt(0)) || Character.isWhitespace(name.codePointBefore(name.length()))) {
             throw new IllegalArgumentException("lock name must not start or end with whitespace (some databases ignore"

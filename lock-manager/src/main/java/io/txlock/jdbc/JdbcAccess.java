@@ -4,10 +4,17 @@ import io.txlock.LockBackendException;
 import io.txlock.spi.TransactionSupport;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /** Connections and error translation shared by the three strategies. */
 final class JdbcAccess {
+
+    /** SQLStates of "no such table": PostgreSQL, MySQL/MariaDB (also code 1146), H2 (with and without candidates). */
+    private static final Set<String> MISSING_TABLE = Set.of("42P01", "42S02", "42S03", "42S04");
 
     /** JDBC work on a connection. */
     @FunctionalInterface
@@ -36,35 +43,69 @@ final class JdbcAccess {
         return table;
     }
 
+    /**
+     * @return the dialect's statements; the first call detects the dialect (unless configured) and checks that the
+     *     table exists, on a connection of the transactional datasource
+     * @throws IllegalArgumentException if the table does not exist
+     * @throws LockBackendException if the database cannot be reached
+     */
     Statements statements() {
         Statements s = statements;
+        return s != null ? s : statements(transactional);
+    }
+
+    /**
+     * Detects the dialect and checks the table now, on a connection of the lease datasource (which joins no caller's
+     * transaction where the provider has a lease datasource of its own).
+     *
+     * @throws IllegalArgumentException if the table does not exist
+     * @throws LockBackendException if the database cannot be reached
+     */
+    void checkTable() {
+        statements(lease);
+    }
+
+    private synchronized Statements statements(DataSource from) {
+        Statements s = statements;
         if (s == null) {
-            synchronized (this) {
-                s = statements;
-                if (s == null) {
-                    JdbcDialect dialect = configuredDialect;
-                    if (dialect == null) {
-                        dialect = detectDialect();
-                    }
-                    s = statementsFor(dialect, table);
-                    this.dialect = dialect;
-                    statements = s;
-                }
+            try (Connection c = from.getConnection()) {
+                JdbcDialect d = configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
+                requireTable(c, d);
+                s = statementsFor(d, table);
+                dialect = d;
+                statements = s;
+            } catch (SQLException e) {
+                throw failure("reach the database", e, false);
             }
         }
         return s;
     }
 
     /**
-     * Reads the connection's metadata only: no statement, no commit, so it is safe inside any transaction. Asks the
-     * transactional datasource, which inside a transaction hands back the caller's own connection: a first use
-     * inside a transaction needs no second connection (a pool sized to its clients would starve waiting for it).
+     * Changes nothing and commits nothing, so it is safe inside any transaction: at a first use inside a caller's
+     * transaction it runs on the caller's own connection (a pool sized to its clients may have no second one), in a
+     * savepoint on PostgreSQL, where a failed statement would abort the transaction.
      */
-    private JdbcDialect detectDialect() {
-        try (Connection c = transactional.getConnection()) {
-            return JdbcDialect.detect(c.getMetaData());
+    private void requireTable(Connection c, JdbcDialect d) throws SQLException {
+        Savepoint savepoint = d == JdbcDialect.POSTGRESQL && !c.getAutoCommit() ? c.setSavepoint() : null;
+        try (Statement probe = c.createStatement()) {
+            probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
         } catch (SQLException e) {
-            throw failure("detect the database", e, false);
+            if (savepoint != null) {
+                c.rollback(savepoint);
+                c.releaseSavepoint(savepoint);
+            }
+            if (MISSING_TABLE.contains(e.getSQLState()) || e.getErrorCode() == 1146) {
+                throw new IllegalArgumentException("lock table " + table + " does not exist in the " + d.name().toLowerCase(Locale.ROOT)
+                        + " database: create it with JdbcLockSchema.create(dataSource, JdbcDialect." + d + ", \"" + table
+                        + "\"), or with the txlock-sql script " + d.scriptLocation() + "/" + JdbcLockSchema.SCRIPT
+                        + " (as a Flyway or Liquibase migration), or name an existing lock table with table(…) ("
+                        + e.getMessage() + ")", e);
+            }
+            throw e;
+        }
+        if (savepoint != null) {
+            c.releaseSavepoint(savepoint);
         }
     }
 
@@ -95,7 +136,16 @@ final class JdbcAccess {
         if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
             autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
         }
-        return inCallerTransaction(work, what);
+        return inCallerTransaction(c -> {
+            if (c.getAutoCommit()) {
+                throw new IllegalStateException("cannot lock '" + name + "' in the caller's transaction: the connection the"
+                        + " datasource hands out is in auto-commit mode, so the lock would end with its own statement while"
+                        + " the caller counts on it until commit. Give the provider the datasource whose connections join the"
+                        + " transaction: the container's JTA datasource (not a non-JTA one), or JdbcLockProvider.builder(tx)"
+                        + " with the JdbcTransactions tx given to LockManager.Builder.transactions; or lock in LockScope.LEASE");
+            }
+            return work.run(c);
+        }, what);
     }
 
     /** Runs work on the caller's transactional connection: the container enlists it; never commits. */
@@ -161,9 +211,30 @@ final class JdbcAccess {
             }
         }
         if (statements() instanceof MySqlStatements mysql) {
-            autoCommitted(c -> mysql.purgeTokens(c, batch * 10), "purge used tokens");
+            autoCommitted(c -> purgeTokensWithoutWaiting(c, mysql, batch * 10), "purge used tokens");
         }
         return total;
+    }
+
+    /**
+     * Purges used MySQL tokens, without waiting for the token rows of transactions still open (a SELECT_FOR_UPDATE
+     * holder's, a caller's): the purge would wait for them up to {@code innodb_lock_wait_timeout} (50 s by default) on
+     * every run and then fail. It tries again on the next run instead.
+     */
+    private static int purgeTokensWithoutWaiting(Connection c, MySqlStatements mysql, int batch) throws SQLException {
+        LockTableSql.SessionWait wait = mysql.sessionWait(java.time.Duration.ZERO);
+        String previous = wait.readSetting(c);
+        wait.apply(c, wait.value());
+        try {
+            return mysql.purgeTokens(c, batch);
+        } catch (SQLException e) {
+            if (mysql.lockUnavailable(e)) {
+                return 0;
+            }
+            throw e;
+        } finally {
+            wait.apply(c, previous);
+        }
     }
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
@@ -264,6 +335,6 @@ final class JdbcAccess {
 
     private String describeDialect() {
         JdbcDialect d = dialect();
-        return d == null ? "database not yet reached" : d.name().toLowerCase(java.util.Locale.ROOT);
+        return d == null ? "database not yet reached" : d.name().toLowerCase(Locale.ROOT);
     }
 }

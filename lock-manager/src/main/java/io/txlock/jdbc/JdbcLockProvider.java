@@ -1,5 +1,6 @@
 package io.txlock.jdbc;
 
+import io.txlock.LockBackendException;
 import io.txlock.LockInfo;
 import io.txlock.Strategy;
 import io.txlock.spi.Attempt;
@@ -56,6 +57,12 @@ public final class JdbcLockProvider implements LockProvider {
             case OPTIMISTIC_VERSION -> new OptimisticVersion(db);
             case UNIQUE_INSERT -> new UniqueInsert(db);
         };
+        try {
+            db.checkTable();
+        } catch (LockBackendException e) {
+            log.warn("{}: the database cannot be reached now; the lock table will be checked at first use: {}", describe(),
+                    e.getMessage());
+        }
         this.reaperBatch = b.reaperBatch;
         if (b.reaperPeriod.isZero()) {
             this.reaper = null;
@@ -87,6 +94,9 @@ public final class JdbcLockProvider implements LockProvider {
      * @return a builder
      */
     public static Builder builder(JdbcTransactions transactions) {
+        if (transactions == null) {
+            throw new IllegalArgumentException("transactions must not be null: use JdbcTransactions.over(dataSource)");
+        }
         return new Builder(transactions.dataSource()).leaseDataSource(transactions.target());
     }
 
@@ -251,12 +261,14 @@ public final class JdbcLockProvider implements LockProvider {
         }
 
         /**
-         * @param period how often the reaper deletes expired rows; {@link Duration#ZERO} turns it off
+         * @param period how often the reaper deletes expired rows, from 1 ms to 365 days; {@link Duration#ZERO} turns
+         *     it off
          * @return this builder
          */
         public Builder reaperPeriod(Duration period) {
-            if (period == null || period.isNegative()) {
-                throw new IllegalArgumentException("reaperPeriod must be zero (off) or positive, was " + period);
+            if (period == null || period.isNegative() || !period.isZero() && period.compareTo(Duration.ofMillis(1)) < 0
+                    || period.compareTo(Duration.ofDays(365)) > 0) {
+                throw new IllegalArgumentException("reaperPeriod must be zero (no reaper) or from 1 ms to 365 days, was " + period);
             }
             this.reaperPeriod = period;
             return this;
@@ -274,7 +286,15 @@ public final class JdbcLockProvider implements LockProvider {
             return this;
         }
 
-        /** @return the provider; it reaches the database only when first used */
+        /**
+         * Builds the provider and, if the database can be reached, detects its dialect (unless set) and checks that
+         * the table exists. If it cannot be reached (no connection within the datasource's own timeout, which this
+         * call then waits for), the provider is built all the same and checks at first use; until the database is
+         * reached every operation fails with {@link LockBackendException}.
+         *
+         * @return the provider
+         * @throws IllegalArgumentException if the table does not exist; the message says how to create it
+         */
         public JdbcLockProvider build() {
             return new JdbcLockProvider(this);
         }

@@ -63,7 +63,8 @@ final class MariaDbStatements extends MySqlStatements {
         try {
             return call.run();
         } catch (SQLException e) {
-            if (lockUnavailable(e) && !(callerTx && abortsTransaction(e))) {
+            // 1969, max_statement_time, is this dialect's wait bound only where render set one: a zero wait sets none
+            if (lockUnavailable(e) && !(callerTx && abortsTransaction(e)) && (e.getErrorCode() != 1969 || waitMillis(maxBlock) > 0)) {
                 return null;
             }
             throw e;

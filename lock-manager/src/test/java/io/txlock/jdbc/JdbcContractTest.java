@@ -3,9 +3,11 @@ package io.txlock.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.Strategy;
+import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.testkit.LockContractTest;
 import io.txlock.testkit.ProviderRecipe;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -48,6 +50,13 @@ abstract class JdbcContractTest extends LockContractTest {
     @Override
     protected boolean backendExpiresLeases() {
         return strategy != Strategy.SELECT_FOR_UPDATE;
+    }
+
+    /** SELECT_FOR_UPDATE in LEASE scope: the grant is the dead holder's own connection, which nobody else can have. */
+    @Override
+    protected Optional<Grant> grantOfADeadHolder(String name, long token, String ownerId) {
+        return strategy == Strategy.SELECT_FOR_UPDATE ? Optional.empty()
+                : Optional.of(new JdbcGrant(name, token, ownerId, true, false, null));
     }
 
     /** SELECT_FOR_UPDATE in LEASE scope keeps a connection of the pool (16) per held lock. */

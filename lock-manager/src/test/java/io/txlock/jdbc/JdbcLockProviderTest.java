@@ -3,6 +3,7 @@ package io.txlock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.LockNotHeldException;
@@ -13,15 +14,19 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockRequest;
+import io.txlock.testkit.CountingProvider;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TimeZone;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -88,12 +93,16 @@ class JdbcLockProviderTest {
     @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
     @MethodSource("combinations")
     void aWaiterIsGrantedWhenTheHolderReleases(TestDatabase db, Strategy strategy) throws Exception {
+        CountingProvider counting = new CountingProvider(provider(db, strategy));
         try (LockManager a = LockManager.builder(provider(db, strategy)).build();
-                LockManager b = LockManager.builder(provider(db, strategy)).build()) {
+                LockManager b = LockManager.builder(counting).build()) {
             LockHandle held = a.acquire("handoff");
             CompletableFuture<LockHandle> waiter = b.acquireAsync("handoff",
                     LockOptions.defaults().withWait(Duration.ofSeconds(20))).toCompletableFuture();
-            assertThat(waiter).isNotDone();
+            // SELECT_FOR_UPDATE waits in the database; the others answer "held" at once and wait in the core
+            Awaitility.await("the waiter waits").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> db.lockWaiters() > 0 || !counting.attempts("handoff").isEmpty());
+            assertThat(waiter).as("a waiter whose attempt found the lock held").isNotDone();
             long token = held.fencingToken();
             held.release();
             LockHandle next = waiter.get(20, TimeUnit.SECONDS);
@@ -136,45 +145,66 @@ class JdbcLockProviderTest {
         }
     }
 
+    /**
+     * A lease ends {@code lease} after the database's own clock, whatever the client's clock or time zone: the
+     * provider binds no client time (a far time zone would shift a local timestamp bound into a DATETIME column by
+     * hours), and {@code expires_at} is the lease ahead of the database's {@code now}.
+     */
     @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
     @MethodSource("leasedCombinations")
     void leasesAreComputedWithTheDatabaseClock(TestDatabase db, Strategy strategy) throws SQLException {
-        try (JdbcLockProvider provider = provider(db, strategy)) {
-            Attempt a = provider.tryAcquire(request("clock", "owner-a", Duration.ofSeconds(90), Duration.ZERO));
-            try (Connection c = db.dataSource().getConnection();
-                    ResultSet rs = c.createStatement().executeQuery(
-                            "SELECT acquired_at, expires_at FROM method_lock WHERE name = 'clock'")) {
-                assertThat(rs.next()).isTrue();
-                Statements st = JdbcAccess.statementsFor(db.dialect(), "method_lock");
-                Duration lease = Duration.between(st.instant(rs, 1), st.instant(rs, 2));
-                assertThat(lease).isBetween(Duration.ofSeconds(89), Duration.ofSeconds(91));
+        TimeZone zone = TimeZone.getDefault();
+        for (String far : List.of("Pacific/Kiritimati", "Etc/GMT+12")) {
+            TimeZone.setDefault(TimeZone.getTimeZone(far));
+            try (HikariDataSource pool = TestDatabase.pool(db.url(), db.user(), 2)) {
+                RecordingDataSource recording = new RecordingDataSource(pool);
+                try (JdbcLockProvider provider = JdbcLockProvider.builder(recording).strategy(strategy).reaperPeriod(Duration.ZERO).build()) {
+                    String name = "clock-" + strategy + "-" + far;
+                    Attempt a = provider.tryAcquire(request(name, "owner-a", Duration.ofSeconds(90), Duration.ZERO));
+                    assertThat(leaseLeft(db, name)).as("lease left after a grant of 90 s, client in %s", far)
+                            .isBetween(Duration.ofSeconds(80), Duration.ofSeconds(91));
+                    provider.renew(a.grant(), Duration.ofMinutes(30));
+                    assertThat(leaseLeft(db, name)).as("lease left after a renewal to 30 min, client in %s", far)
+                            .isBetween(Duration.ofMinutes(30).minusSeconds(10), Duration.ofMinutes(30).plusSeconds(1));
+                    provider.release(a.grant());
+                }
+                assertNoClientTime(recording.parameters());
+            } finally {
+                TimeZone.setDefault(zone);
             }
-            provider.release(a.grant());
         }
     }
 
-    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
-    @MethodSource("leasedCombinations")
-    void theReaperDeletesExpiredRowsInBatchesAndSparesLiveOnes(TestDatabase db, Strategy strategy) {
-        String table = "reap_" + strategy.name().toLowerCase().substring(0, 3);
-        db.withLockTable(table);
-        try (JdbcLockProvider provider = JdbcLockProvider.builder(db.dataSource()).strategy(strategy).table(table)
-                .reaperPeriod(Duration.ZERO).reaperBatchSize(7).build()) {
-            for (int i = 0; i < 25; i++) {
-                assertThat(provider.tryAcquire(request("dead-" + i, "dead", Duration.ofMillis(1), Duration.ZERO)).isGranted()).isTrue();
+    /** @return how long the row's lease still runs by the database's clock, both read in one statement */
+    private static Duration leaseLeft(TestDatabase db, String name) throws SQLException {
+        Statements st = JdbcAccess.statementsFor(db.dialect(), "method_lock");
+        try (Connection c = db.dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT expires_at, " + st.now() + " FROM method_lock WHERE name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next()).as("the row of '%s'", name).isTrue();
+                return Duration.between(st.instant(rs, 2), st.instant(rs, 1));
             }
-            Attempt live = provider.tryAcquire(request("live", "alive", Duration.ofMinutes(5), Duration.ZERO));
-            Attempt done = provider.tryAcquire(request("released", "done", Duration.ofMinutes(5), Duration.ZERO));
-            provider.release(done.grant());
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .until(() -> provider.inspect("dead-24").isEmpty());
-            assertThat(provider.reapExpired()).isEqualTo(25);
-            long kept = strategy == Strategy.UNIQUE_INSERT ? 1 : 2; // a released row stays FREE for its retention
-            assertThat(rows(db, table)).isEqualTo(kept);
-            assertThat(provider.tryAcquire(request("released", "next", Duration.ofMinutes(5), Duration.ZERO)).isGranted()).isTrue();
-            assertThat(provider.inspect("live")).isPresent();
-            provider.release(live.grant());
         }
+    }
+
+    /** Fails if a value looks like a time of the client: a date or time object, an epoch count of about now, a date string. */
+    private static void assertNoClientTime(List<Object> parameters) {
+        long millis = System.currentTimeMillis();
+        long week = Duration.ofDays(7).toMillis();
+        for (Object p : parameters) {
+            assertThat(p).as("a bound parameter").isNotInstanceOfAny(java.util.Date.class, java.util.Calendar.class,
+                    java.time.temporal.TemporalAccessor.class);
+            if (p instanceof Number n) {
+                long v = n.longValue();
+                assertThat(Math.abs(v - millis) < week || Math.abs(v - millis / 1000) < week / 1000
+                        || Math.abs(v / 1000 - millis) < week).as("%d bound: an epoch time of about now", v).isFalse();
+            }
+            if (p instanceof String s) {
+                assertThat(s).as("a bound string").doesNotContainPattern("\\d{4}-\\d{2}-\\d{2}");
+            }
+        }
+        assertThat(parameters).as("parameters bound by acquire, renew and release").isNotEmpty();
     }
 
     @Test

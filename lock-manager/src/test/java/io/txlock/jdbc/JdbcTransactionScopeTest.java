@@ -18,8 +18,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -34,6 +37,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JdbcTransactionScopeTest {
 
+    /** One thread per task: the common pool of a small machine has a single thread, and these tasks block. */
+    private static final ExecutorService THREADS = Executors.newCachedThreadPool();
+
     private final List<TestDatabase> databases = new ArrayList<>();
 
     @BeforeAll
@@ -47,6 +53,7 @@ class JdbcTransactionScopeTest {
 
     @AfterAll
     void dropDatabases() {
+        THREADS.shutdownNow();
         databases.forEach(TestDatabase::close);
     }
 
@@ -121,13 +128,13 @@ class JdbcTransactionScopeTest {
                 locked.countDown();
                 assertThat(mayCommit.await(30, TimeUnit.SECONDS)).isTrue();
                 return lock.fencingToken();
-            })));
+            })), THREADS);
             assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
             CompletableFuture<Optional<Long>> second = CompletableFuture.supplyAsync(() -> call(() -> b.tx().inTransaction(c -> {
                 b.locks().acquire("order:" + order, LockOptions.defaults().withWait(Duration.ofSeconds(30)));
                 return orderToken(c, order);
-            })));
-            assertThat(second).isNotDone();
+            })), THREADS);
+            awaitLockWaiters(db, 1, List.of(second));
             mayCommit.countDown();
             long firstToken = first.get(30, TimeUnit.SECONDS);
             assertThat(second.get(30, TimeUnit.SECONDS)).contains(firstToken);
@@ -171,6 +178,33 @@ class JdbcTransactionScopeTest {
     }
 
     /**
+     * A provider whose datasource hands out connections that do not join the caller's transaction (auto-commit)
+     * would take a lock that ends with its own statement while the caller counts on it until commit: refused.
+     */
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("combinations")
+    void aDatasourceWhoseConnectionsMissTheCallersTransactionIsRefused(TestDatabase db, Strategy strategy) throws Exception {
+        JdbcTransactions tx = JdbcTransactions.over(db.dataSource());
+        try (LockManager outside = LockManager.builder(JdbcLockProvider.builder(db.dataSource()).strategy(strategy)
+                .reaperPeriod(Duration.ZERO).build()).transactions(tx).build();
+                Node other = Node.on(db, strategy)) {
+            String order = "not-joined-" + strategy;
+            tx.inTransaction(c -> {
+                insertOrder(c, order, 1);
+                assertThatThrownBy(() -> outside.acquire("order:" + order))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("auto-commit")
+                        .hasMessageContaining("JdbcLockProvider.builder(tx)")
+                        .hasMessageContaining("JTA datasource");
+                assertThat(other.locks().tryAcquire("order:" + order, LockOptions.defaults().withScope(LockScope.LEASE)))
+                        .as("'order:%s' after the refused acquire", order).hasValueSatisfying(LockHandle::release);
+                return null;
+            });
+            assertThat(orderToken(db, order)).as("the caller's transaction after the refusal").contains(1L);
+        }
+    }
+
+    /**
      * The first use of a name, rolled back while three other nodes wait for it: on MariaDB, had the row been
      * created inside the holder's transaction, the rollback would turn the waiters' locks into gap locks and two
      * of them would deadlock. Every waiter must get the lock in turn, none may be a deadlock victim.
@@ -186,29 +220,29 @@ class JdbcTransactionScopeTest {
             for (int round = 0; round < 5; round++) {
                 String name = "first-use-" + strategy + "-" + round;
                 CountDownLatch locked = new CountDownLatch(1);
-                CountDownLatch waitersStarted = new CountDownLatch(3);
+                CountDownLatch mayRollBack = new CountDownLatch(1);
                 CompletableFuture<Void> first = CompletableFuture.runAsync(() -> call(() -> {
                     try {
                         return nodes.get(0).tx().inTransaction(c -> {
                             nodes.get(0).locks().acquire(name);
                             locked.countDown();
-                            assertThat(waitersStarted.await(30, TimeUnit.SECONDS)).isTrue();
-                            Thread.sleep(300); // give the waiters time to queue on the row in the database
+                            assertThat(mayRollBack.await(30, TimeUnit.SECONDS)).isTrue();
                             throw new IllegalStateException("rolled back on purpose");
                         });
                     } catch (IllegalStateException expected) {
                         return null;
                     }
-                }));
+                }), THREADS);
                 assertThat(locked.await(30, TimeUnit.SECONDS)).isTrue();
                 List<CompletableFuture<Long>> waiters = new ArrayList<>();
                 for (int i = 1; i < 4; i++) {
                     Node node = nodes.get(i);
-                    waiters.add(CompletableFuture.supplyAsync(() -> call(() -> node.tx().inTransaction(c -> {
-                        waitersStarted.countDown();
-                        return node.locks().acquire(name, LockOptions.defaults().withWait(Duration.ofSeconds(30))).fencingToken();
-                    }))));
+                    waiters.add(CompletableFuture.supplyAsync(() -> call(() -> node.tx().inTransaction(c ->
+                            node.locks().acquire(name, LockOptions.defaults().withWait(Duration.ofSeconds(30))).fencingToken())),
+                            THREADS));
                 }
+                awaitLockWaiters(db, 3, waiters);
+                mayRollBack.countDown();
                 first.get(60, TimeUnit.SECONDS);
                 for (CompletableFuture<Long> waiter : waiters) {
                     assertThat(waiter.get(60, TimeUnit.SECONDS)).as("round %d", round).isPositive();
@@ -217,6 +251,18 @@ class JdbcTransactionScopeTest {
         } finally {
             nodes.forEach(Node::close);
         }
+    }
+
+    /** Waits until {@code count} sessions of {@code db} wait for a lock in the database itself, none of {@code waiters} done. */
+    private static void awaitLockWaiters(TestDatabase db, int count, List<? extends CompletableFuture<?>> waiters) {
+        Awaitility.await(count + " sessions waiting for a lock in " + db).atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20)).until(() -> {
+                    for (CompletableFuture<?> waiter : waiters) {
+                        assertThat(waiter).as("a transaction that must wait for a lock held by another one").isNotDone();
+                    }
+                    return db.lockWaiters() >= count;
+                });
+        assertThat(waiters).as("transactions waiting in the database for a lock").noneMatch(CompletableFuture::isDone);
     }
 
     private static void insertOrder(Connection c, String orderNo, long token) throws SQLException {

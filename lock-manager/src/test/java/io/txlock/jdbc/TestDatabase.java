@@ -8,6 +8,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 
 /**
@@ -36,6 +38,7 @@ public final class TestDatabase implements AutoCloseable {
     private final String url;
     private final String user;
     private final HikariDataSource dataSource;
+    private long lastInnoDbRead;
 
     private TestDatabase(Kind kind) {
         this.kind = kind;
@@ -49,7 +52,8 @@ public final class TestDatabase implements AutoCloseable {
                 this.user = System.getProperty("txlock.test.postgresql.user", "postgres");
                 String server = System.getProperty("txlock.test.postgresql.url", "jdbc:postgresql://127.0.0.1:5432/test");
                 execute(server, user, "CREATE SCHEMA " + namespace);
-                this.url = server + (server.contains("?") ? "&" : "?") + "currentSchema=" + namespace;
+                // the application name tags this namespace's sessions in pg_stat_activity
+                this.url = server + (server.contains("?") ? "&" : "?") + "currentSchema=" + namespace + "&ApplicationName=" + namespace;
             }
             case MARIADB -> {
                 this.user = System.getProperty("txlock.test.mariadb.user", "root");
@@ -113,6 +117,64 @@ public final class TestDatabase implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * @return how many sessions of this namespace wait right now for a lock another transaction holds: polled by
+     *     tests that must know a waiter really waits in the database before they go on
+     */
+    public int lockWaiters() {
+        String sql = switch (kind) {
+            // an in-memory database of its own; H2 names no blocker for a wait on a row another transaction inserted,
+            // but a statement that runs for 200 ms in such a tiny database waits for a lock
+            case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID <> SESSION_ID() AND (BLOCKER_ID"
+                    + " IS NOT NULL OR EXECUTING_STATEMENT_START < DATEADD(MILLISECOND, -200, CURRENT_TIMESTAMP))";
+            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock'";
+            case MARIADB -> "SELECT COUNT(*) FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
+                    + " ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?";
+        };
+        return count(sql);
+    }
+
+    /**
+     * @return how many transactions of this namespace have started in InnoDB and not ended (MariaDB only): a
+     *     transaction appears there with its first statement that touched a table
+     */
+    public int innoDbTransactions() {
+        if (kind != Kind.MARIADB) {
+            throw new IllegalStateException("InnoDB transactions exist on MariaDB only, not on " + kind);
+        }
+        return count("SELECT COUNT(*) FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
+                + " ON p.ID = t.trx_mysql_thread_id WHERE p.DB = ?");
+    }
+
+    private int count(String sql) {
+        if (kind == Kind.MARIADB) {
+            readInnoDbTransactionsAtMostEvery150Ms();
+        }
+        try (Connection c = dataSource.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+            if (sql.contains("?")) {
+                ps.setString(1, namespace);
+            }
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * MariaDB's {@code INNODB_TRX} is a cache it refreshes only after 100 ms without a read: read more often, it
+     * never shows a transaction that started to wait since.
+     */
+    private synchronized void readInnoDbTransactionsAtMostEvery150Ms() {
+        long wait = lastInnoDbRead + TimeUnit.MILLISECONDS.toNanos(150) - System.nanoTime();
+        if (wait > 0) {
+            LockSupport.parkNanos(wait);
+        }
+        lastInnoDbRead = System.nanoTime();
     }
 
     static HikariDataSource pool(String url, String user, int size) {

@@ -26,7 +26,7 @@ import java.util.concurrent.CountDownLatch;
  *       {@code counterFile} {@code iterations} times under the lock, without any other synchronisation. Each
  *       critical section is written to {@code sectionFile} as one {@link Section} line.</li>
  *   <li>{@code hold <factory> <config> <lock> <leaseMillis>}: acquires the lock in LEASE scope with that lease,
- *       prints {@code HOLDING <token>}, and keeps it (renewed) until stdin closes or the process is killed.</li>
+ *       prints {@code HOLDING <token> <ownerId>}, and keeps it (renewed) until stdin closes or the process is killed.</li>
  * </ul>
  */
 public final class ChildWorker {
@@ -142,7 +142,9 @@ public final class ChildWorker {
         try (LockManager manager = LockManager.builder(provider(args)).build()) {
             LockHandle handle = manager.acquire(lock,
                     LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease).withWait(WAIT));
-            say(HOLDING + handle.fencingToken());
+            String owner = manager.inspect(lock).map(io.txlock.LockInfo::ownerId)
+                    .orElseThrow(() -> new IllegalStateException("its own manager does not show '" + lock + "' held"));
+            say(HOLDING + handle.fencingToken() + " " + owner);
             while (System.in.read() >= 0) {
                 // hold until the test closes stdin or kills this JVM
             }

@@ -179,6 +179,16 @@ public final class FileLockProvider implements LockProvider {
         }
     }
 
+    /**
+     * @param name the lock name
+     * @param token its fencing token
+     * @param ownerId the owner id it was granted to
+     * @return the grant a holder received, as another process can rebuild it from what the holder reported
+     */
+    public static Grant grant(String name, long token, String ownerId) {
+        return new FileGrant(name, token, ownerId);
+    }
+
     private record FileGrant(String name, long fencingToken, String owner) implements Grant {
         @Override
         public boolean leased() {

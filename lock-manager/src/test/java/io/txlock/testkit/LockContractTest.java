@@ -126,6 +126,21 @@ public abstract class LockContractTest {
     }
 
     /**
+     * The grant a holder in another JVM received, rebuilt from the token and owner id it reported, so that the kit
+     * can check the provider refuses that holder's late release and renewal once it died and another owner took the
+     * lock. Override it wherever a grant is data the backend checks (a row's token and owner, a key's value).
+     *
+     * @param name the lock name
+     * @param token the dead holder's fencing token
+     * @param ownerId the dead holder's owner id, as {@link LockInfo#ownerId()} showed it to its own manager
+     * @return the grant, or empty (the default) where it cannot be rebuilt outside the holder's process: a
+     *     connection or session that died with it
+     */
+    protected Optional<Grant> grantOfADeadHolder(String name, long token, String ownerId) {
+        return Optional.empty();
+    }
+
+    /**
      * @return {@code false} if {@link LockManager#inspect} by another node can only tell that a lock is held, not by
      *     whom nor with which token (SELECT_FOR_UPDATE in LEASE scope: the holder's row is uncommitted); the kit
      *     then checks only that it is shown as held (the holder's own manager must still show it in full)
@@ -454,9 +469,11 @@ public abstract class LockContractTest {
         Duration lease = Duration.ofSeconds(2);
         LockManager survivor = manager();
         long deadToken;
+        String deadOwner;
         try (ChildJvm holder = ChildJvm.start("holder JVM", dir, recipe(), "hold", name, String.valueOf(lease.toMillis()))) {
-            String line = holder.expectLine(ChildWorker.HOLDING, JVM_START);
-            deadToken = Long.parseLong(line.substring(ChildWorker.HOLDING.length()).trim());
+            String[] line = holder.expectLine(ChildWorker.HOLDING, JVM_START).substring(ChildWorker.HOLDING.length()).trim().split(" ");
+            deadToken = Long.parseLong(line[0]);
+            deadOwner = line[1];
             assertHeldElsewhere(survivor, name, "while the holder JVM lives with token " + deadToken);
             holder.kill();
         }
@@ -469,6 +486,21 @@ public abstract class LockContractTest {
                     + ", lease " + lease + ") was killed with kill -9", e);
         }
         assertThat(next.fencingToken()).as("token after the killed holder's %d", deadToken).isGreaterThan(deadToken);
+        Optional<Grant> dead = grantOfADeadHolder(name, deadToken, deadOwner);
+        if (dead.isPresent()) {
+            try (LockProvider provider = newProvider()) {
+                assertThatThrownBy(() -> provider.release(dead.get()))
+                        .as("late release by the killed holder %s (token %d) after token %d was granted", deadOwner, deadToken,
+                                next.fencingToken())
+                        .isInstanceOf(LockNotHeldException.class);
+                assertThatThrownBy(() -> provider.renew(dead.get(), lease)).as("late renewal by the killed holder")
+                        .isInstanceOf(LockNotHeldException.class);
+            }
+            assertThat(next.isValid()).as("the survivor's handle after the dead holder's refused release").isTrue();
+            assertHeldElsewhere(manager(), name, "after the dead holder's refused release; the survivor has token "
+                    + next.fencingToken());
+            assertShowsHeld(survivor.inspect(name), name, next.fencingToken(), "after the dead holder's refused release");
+        }
         next.release();
     }
 

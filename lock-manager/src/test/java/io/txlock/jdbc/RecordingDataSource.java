@@ -1,0 +1,145 @@
+package io.txlock.jdbc;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A real datasource seen through a recorder: every parameter the provider binds, and how many rows each of its
+ * transactions deleted before it committed. It changes nothing the database sees.
+ */
+final class RecordingDataSource implements DataSource {
+
+    private final DataSource target;
+    private final List<Object> parameters = new CopyOnWriteArrayList<>();
+    private final List<Integer> deletedPerCommit = new CopyOnWriteArrayList<>();
+
+    RecordingDataSource(DataSource target) {
+        this.target = target;
+    }
+
+    /** @return every non-null value bound to a statement so far */
+    List<Object> parameters() {
+        return List.copyOf(parameters);
+    }
+
+    /** @return for each commit of a transaction that deleted rows, how many it deleted, in commit order */
+    List<Integer> deletedPerCommit() {
+        return List.copyOf(deletedPerCommit);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        return recorded(target.getConnection());
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        return recorded(target.getConnection(username, password));
+    }
+
+    private Connection recorded(Connection connection) {
+        int[] deleted = {0};
+        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(connection, method, args);
+                    switch (method.getName()) {
+                        case "prepareStatement" -> {
+                            return recorded((PreparedStatement) result, (String) args[0], deleted);
+                        }
+                        case "commit" -> {
+                            if (deleted[0] > 0) {
+                                deletedPerCommit.add(deleted[0]);
+                            }
+                            deleted[0] = 0;
+                        }
+                        case "rollback" -> {
+                            if (args == null) {
+                                deleted[0] = 0;
+                            }
+                        }
+                        default -> {
+                        }
+                    }
+                    return result;
+                });
+    }
+
+    private PreparedStatement recorded(PreparedStatement statement, String sql, int[] deleted) {
+        boolean delete = sql.strip().toUpperCase(Locale.ROOT).startsWith("DELETE");
+        return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class},
+                (proxy, method, args) -> {
+                    if (method.getName().startsWith("set") && args != null && args.length >= 2 && args[1] != null) {
+                        parameters.add(args[1]);
+                    }
+                    Object result = invoke(statement, method, args);
+                    if (delete && method.getName().equals("executeUpdate")) {
+                        deleted[0] += (Integer) result;
+                    } else if (delete && method.getName().equals("executeBatch")) {
+                        for (int n : (int[]) result) {
+                            deleted[0] += n == Statement.SUCCESS_NO_INFO ? 1 : Math.max(0, n);
+                        }
+                    }
+                    return result;
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return target.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        target.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        target.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return target.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return target.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        return target.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return target.isWrapperFor(iface);
+    }
+
+    @Override
+    public String toString() {
+        return "recording " + target;
+    }
+}
