@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -142,7 +143,11 @@ class JpaTransactionScopeTest {
                 b.locks().acquire("order:" + order, LockOptions.defaults().withWait(Duration.ofSeconds(30)));
                 return Optional.ofNullable(em.find(PlacedOrder.class, order)).map(PlacedOrder::lockToken);
             })));
-            assertThat(second).isNotDone();
+            Awaitility.await("the second transaction waiting in the database for the first's row lock")
+                    .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                        assertThat(second).isNotDone();
+                        return db.db().lockWaiters() >= 1;
+                    });
             mayCommit.countDown();
             long firstToken = first.get(30, TimeUnit.SECONDS);
             assertThat(second.get(30, TimeUnit.SECONDS)).contains(firstToken);
