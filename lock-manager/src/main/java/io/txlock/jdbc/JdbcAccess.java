@@ -4,7 +4,6 @@ import io.txlock.LockBackendException;
 import io.txlock.spi.TransactionSupport;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.Set;
@@ -87,13 +86,15 @@ final class JdbcAccess {
      * savepoint on PostgreSQL, where a failed statement would abort the transaction.
      */
     private void requireTable(Connection c, JdbcDialect d) throws SQLException {
-        Savepoint savepoint = d == JdbcDialect.POSTGRESQL && !c.getAutoCommit() ? c.setSavepoint() : null;
+        boolean savepoint = d == JdbcDialect.POSTGRESQL && !c.getAutoCommit();
+        if (savepoint) {
+            PostgresStatements.savepoint(c);
+        }
         try (Statement probe = c.createStatement()) {
             probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
         } catch (SQLException e) {
-            if (savepoint != null) {
-                c.rollback(savepoint);
-                c.releaseSavepoint(savepoint);
+            if (savepoint) {
+                PostgresStatements.rollbackToSavepoint(c);
             }
             if (MISSING_TABLE.contains(e.getSQLState()) || e.getErrorCode() == 1146) {
                 throw new IllegalArgumentException("lock table " + table + " does not exist in the " + d.name().toLowerCase(Locale.ROOT)
@@ -104,8 +105,8 @@ final class JdbcAccess {
             }
             throw e;
         }
-        if (savepoint != null) {
-            c.releaseSavepoint(savepoint);
+        if (savepoint) {
+            PostgresStatements.releaseSavepoint(c);
         }
     }
 
@@ -210,7 +211,7 @@ final class JdbcAccess {
                 break;
             }
         }
-        if (statements() instanceof MySqlStatements mysql) {
+        if (statements() instanceof MySqlStatements mysql && mysql.newestToken() != null) {
             autoCommitted(c -> purgeTokensWithoutWaiting(c, mysql, batch * 10), "purge used tokens");
         }
         return total;

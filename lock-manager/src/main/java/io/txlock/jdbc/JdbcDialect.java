@@ -11,8 +11,8 @@ public enum JdbcDialect {
     POSTGRESQL("postgresql"),
     /** MySQL 8 (InnoDB). Lock waits are whole seconds there ({@code innodb_lock_wait_timeout}). */
     MYSQL("mysql"),
-    /** MariaDB 10.6 or later (InnoDB), with either the MariaDB or the MySQL driver. */
-    MARIADB("mysql");
+    /** MariaDB 10.6 or later (InnoDB), with either the MariaDB or the MySQL driver. Tokens from a sequence. */
+    MARIADB("mariadb");
 
     private final String scriptDirectory;
 

@@ -6,30 +6,51 @@ import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
- * MariaDB: MySQL's SQL, with lock waits bounded per statement and to the millisecond by
- * {@code SET STATEMENT max_statement_time=… FOR …} ({@code innodb_lock_wait_timeout=0} for "do not wait"),
- * so no session setting is ever changed.
+ * MariaDB: MySQL's SQL, with two differences. Tokens come from the sequence {@code <table>_token_seq}, not from a
+ * token table: a LEASE row lock draws its token in the select list of its locking read, and drawing one writes
+ * nothing (a token row insert halves what the server can do, measured on MariaDB 10.11). Lock waits are bounded per
+ * statement and to the millisecond by {@code SET STATEMENT max_statement_time=… FOR …}
+ * ({@code innodb_lock_wait_timeout=0} for "do not wait"), so no session setting is ever changed.
  */
 final class MariaDbStatements extends MySqlStatements {
 
-    /**
-     * Locks the row and draws the token in one statement: the token row is inserted by the locking read's own
-     * {@code INSERT … SELECT}, so its AUTO_INCREMENT id is allocated once the row is locked.
-     */
+    private final String sequence;
+    /** MariaDB computes the select list of a locking read after it locked the row. */
     private final String lockRowDrawingToken;
 
     MariaDbStatements(String table) {
         super(table);
-        this.lockRowDrawingToken = "INSERT INTO " + table + "_token (id) SELECT NULL FROM " + table + " WHERE name = ? FOR UPDATE" + WAIT;
+        this.sequence = table + "_token_seq";
+        this.lockRowDrawingToken = "SELECT NEXTVAL(" + sequence + ") FROM " + table + " WHERE name = ? FOR UPDATE" + WAIT;
     }
 
-    /** Outside the caller's transaction: one {@code INSERT … SELECT … FOR UPDATE} (in the caller's, MySQL's upsert). */
+    /** Outside the caller's transaction: one locking read that draws the token (in the caller's, MySQL's upsert). */
     @Override
     OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
         if (callerTx) {
             return super.lockRow(c, name, maxBlock, true);
         }
-        return bounded(c, maxBlock, false, () -> insertedToken(c, render(lockRowDrawingToken, maxBlock, false), name));
+        return bounded(c, maxBlock, false, () -> queryLong(c, render(lockRowDrawingToken, maxBlock, false), name));
+    }
+
+    @Override
+    long newToken(Connection c) throws SQLException {
+        return queryLong(c, "SELECT NEXTVAL(" + sequence + ")").getAsLong();
+    }
+
+    @Override
+    String selectTokenAndNow() {
+        return "SELECT NEXTVAL(" + sequence + "), " + epochMicros();
+    }
+
+    @Override
+    String tokenInsert() {
+        return null;
+    }
+
+    @Override
+    String newestToken() {
+        return null;
     }
 
     @Override

@@ -33,6 +33,8 @@ class MySqlStatements extends Statements {
     private final String ensureLockedRow;
     private final String selectStateForUpdate;
     private final String lockRow;
+    /** A zero wait: MySQL's session lock wait is at least one second. */
+    private final String lockRowNoWait;
 
     MySqlStatements(String table) {
         super(table);
@@ -42,6 +44,7 @@ class MySqlStatements extends Statements {
                 + " ON DUPLICATE KEY UPDATE hold_count = hold_count";
         this.selectStateForUpdate = selectState + " FOR UPDATE";
         this.lockRow = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE" + WAIT;
+        this.lockRowNoWait = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE NOWAIT";
     }
 
     /**
@@ -152,6 +155,16 @@ class MySqlStatements extends Statements {
      */
     @Override
     OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        if (!callerTx && waitMillis(maxBlock) <= 0) {
+            try {
+                return queryLong(c, lockRowNoWait, name).isPresent() ? OptionalLong.of(newToken(c)) : OptionalLong.empty();
+            } catch (SQLException e) {
+                if (lockUnavailable(e)) {
+                    return null;
+                }
+                throw e;
+            }
+        }
         Boolean locked = bounded(c, maxBlock, callerTx, () -> {
             if (callerTx) {
                 update(c, render(ensureLockedRow, maxBlock, true), name);
@@ -174,7 +187,8 @@ class MySqlStatements extends Statements {
         return update(c, sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
     }
 
-    private long newToken(Connection c) throws SQLException {
+    /** @return a new token: the AUTO_INCREMENT id of a token row inserted in the connection's transaction */
+    long newToken(Connection c) throws SQLException {
         return insertedToken(c, insertToken).getAsLong();
     }
 

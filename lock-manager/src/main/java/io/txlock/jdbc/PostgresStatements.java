@@ -132,21 +132,34 @@ final class PostgresStatements extends Statements {
                 throw e;
             }
         }
-        execute(c, "SAVEPOINT " + SAVEPOINT);
+        savepoint(c);
         try {
             String previous = setLockTimeout(c, Math.max(1, waitMillis(maxBlock)) + "ms");
             T result = call.run();
             setLockTimeout(c, previous);
-            execute(c, "RELEASE SAVEPOINT " + SAVEPOINT);
+            releaseSavepoint(c);
             return result;
         } catch (SQLException e) {
-            execute(c, "ROLLBACK TO SAVEPOINT " + SAVEPOINT);
-            execute(c, "RELEASE SAVEPOINT " + SAVEPOINT);
+            rollbackToSavepoint(c);
             if (lockUnavailable(e)) {
                 return null;
             }
             throw e;
         }
+    }
+
+    static void savepoint(Connection c) throws SQLException {
+        execute(c, "SAVEPOINT " + SAVEPOINT);
+    }
+
+    static void releaseSavepoint(Connection c) throws SQLException {
+        execute(c, "RELEASE SAVEPOINT " + SAVEPOINT);
+    }
+
+    /** Undoes everything since {@link #savepoint}, settings and row locks included, and ends the savepoint. */
+    static void rollbackToSavepoint(Connection c) throws SQLException {
+        execute(c, "ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+        releaseSavepoint(c);
     }
 
     private static void execute(Connection c, String sql) throws SQLException {

@@ -16,12 +16,19 @@ import org.junit.jupiter.api.TestInstance;
 abstract class JdbcContractTest extends LockContractTest {
 
     private final Strategy strategy;
+    private final JdbcDialect dialect;
     private final TestDatabase db;
     private final java.util.List<HikariDataSource> unreachablePools = new java.util.ArrayList<>();
 
     JdbcContractTest(TestDatabase.Kind kind, Strategy strategy) {
+        this(kind, strategy, kind.dialect);
+    }
+
+    /** The kit with {@code dialect}'s table and SQL on {@code kind}'s server, e.g. MySQL's on MariaDB. */
+    JdbcContractTest(TestDatabase.Kind kind, Strategy strategy, JdbcDialect dialect) {
         this.strategy = strategy;
-        this.db = TestDatabase.create(kind).withLockTable("method_lock");
+        this.dialect = dialect;
+        this.db = TestDatabase.create(kind).withLockTable("method_lock", dialect);
     }
 
     @AfterAll
@@ -32,12 +39,12 @@ abstract class JdbcContractTest extends LockContractTest {
 
     @Override
     protected LockProvider newProvider() {
-        return JdbcLockProvider.builder(db.dataSource()).strategy(strategy).build();
+        return JdbcLockProvider.builder(db.dataSource()).strategy(strategy).dialect(dialect).build();
     }
 
     @Override
     protected ProviderRecipe recipe() {
-        return JdbcProviderFactory.recipe(db, strategy, "method_lock");
+        return JdbcProviderFactory.recipe(db, strategy, "method_lock", dialect);
     }
 
     /** SELECT_FOR_UPDATE in LEASE scope: the holder's row is written in its open transaction, invisible to others. */

@@ -47,7 +47,7 @@ class MariaDbStatementTimeoutTest {
                         .reaperPeriod(Duration.ZERO).build()).build();
                 Connection admin = DriverManager.getConnection(db.url(), db.user(), "");
                 Statement s = admin.createStatement()) {
-            s.execute("LOCK TABLES method_lock WRITE, method_lock_token WRITE"); // every statement on them now stalls
+            s.execute("LOCK TABLES method_lock WRITE, method_lock_token_seq WRITE"); // every statement on them now stalls
             try {
                 assertThatThrownBy(() -> locks.tryAcquire(name)).as("tryAcquire of a free name while its table stalls")
                         .isInstanceOf(LockBackendException.class).hasMessageContaining("code 1969");

@@ -104,7 +104,16 @@ public final class TestDatabase implements AutoCloseable {
      * @return this
      */
     public TestDatabase withLockTable(String table) {
-        JdbcLockSchema.create(dataSource, kind.dialect, table);
+        return withLockTable(table, kind.dialect);
+    }
+
+    /**
+     * @param table a lock table to create here
+     * @param dialect whose script creates it (MySQL's runs on MariaDB too)
+     * @return this
+     */
+    public TestDatabase withLockTable(String table, JdbcDialect dialect) {
+        JdbcLockSchema.create(dataSource, dialect, table);
         return this;
     }
 

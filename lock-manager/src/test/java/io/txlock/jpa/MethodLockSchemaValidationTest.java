@@ -54,8 +54,7 @@ class MethodLockSchemaValidationTest {
     void dropTable() {
         if (current != null) {
             current.execute("DROP TABLE IF EXISTS method_lock");
-            current.execute(current.kind() == TestDatabase.Kind.MARIADB ? "DROP TABLE IF EXISTS method_lock_token"
-                    : "DROP SEQUENCE IF EXISTS method_lock_token_seq");
+            current.execute("DROP SEQUENCE IF EXISTS method_lock_token_seq");
             current = null;
         }
     }

@@ -1,4 +1,4 @@
--- txlock lock table for MySQL 8 and MariaDB 10.11. A plain script and a Flyway-style migration at once.
+-- txlock lock table for MySQL 8. A plain script and a Flyway-style migration at once (MariaDB has its own).
 -- One row per lock name. version is the fencing token of the latest grant.
 -- Names compare byte for byte (utf8mb4_bin), so 'Order' and 'order' are two locks.
 -- Times are UTC (UTC_TIMESTAMP(6) of the server), whatever the session time zone.
