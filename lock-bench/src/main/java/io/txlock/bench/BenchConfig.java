@@ -53,4 +53,9 @@ public record BenchConfig(List<BackendSpec> backends, List<String> strategies, L
         int lockWorkers = processes > 0 ? 0 : 2 * Math.max(workers, handoffWorkers);
         return Math.max(Math.max(clients, Math.max(workers, handoffWorkers)), lockWorkers) + 4;
     }
+
+    /** @return the connections LEASE row locks (SELECT_FOR_UPDATE) of this JVM's lock workers hold at most, a few spare */
+    public int rowLockConnections() {
+        return Math.max(workers, handoffWorkers) + 2;
+    }
 }

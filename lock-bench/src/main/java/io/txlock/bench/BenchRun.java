@@ -41,7 +41,7 @@ final class BenchRun {
         List<String> errors = new ArrayList<>();
         List<String> warmupFailures = new ArrayList<>();
         for (BackendSpec spec : config.backends()) {
-            try (Backend backend = Backends.open(spec, config.connections(), config.processes() > 0, config.lease())) {
+            try (Backend backend = Backends.open(spec, config.connections(), config.rowLockConnections(), config.processes() > 0, config.lease())) {
                 backends.add(new BenchReport.BackendInfo(spec.kind().cliName(), backend.describe()));
                 progress.note(spec.kind().cliName() + ": " + backend.describe());
                 List<String> strategies = strategies(backend, config.strategies());

@@ -46,12 +46,15 @@ final class JdbcBackend implements Backend {
     private final Connection keepAlive;
     private final String describe;
     private final int poolSize;
+    private final int rowLockPoolSize;
     private final String servedUrl;
     private HikariDataSource pool;
+    private HikariDataSource rowLockPool;
     private org.h2.tools.Server h2Server;
 
-    private JdbcBackend(BackendSpec spec, int poolSize, boolean servedToWorkers) throws SQLException {
+    private JdbcBackend(BackendSpec spec, int poolSize, int rowLockPoolSize, boolean servedToWorkers) throws SQLException {
         this.poolSize = poolSize;
+        this.rowLockPoolSize = rowLockPoolSize;
         this.spec = spec;
         this.user = spec.effectiveUser();
         this.password = spec.password();
@@ -78,13 +81,14 @@ final class JdbcBackend implements Backend {
     /**
      * @param spec the server and login
      * @param poolSize the connections every run of this backend may use at once
+     * @param rowLockPoolSize the connections LEASE row locks (SELECT_FOR_UPDATE) may hold at once
      * @param servedToWorkers worker JVMs will use it: then this JVM, too, reaches an embedded H2 over TCP, so that
      *     its floor pays the same network cost as the workers
      * @return the backend in a fresh namespace, or in the spec's namespace if it is {@link BackendSpec#prepared()}
      * @throws SQLException if the server cannot be reached or refused to create the namespace
      */
-    static JdbcBackend open(BackendSpec spec, int poolSize, boolean servedToWorkers) throws SQLException {
-        return new JdbcBackend(spec, poolSize, servedToWorkers);
+    static JdbcBackend open(BackendSpec spec, int poolSize, int rowLockPoolSize, boolean servedToWorkers) throws SQLException {
+        return new JdbcBackend(spec, poolSize, rowLockPoolSize, servedToWorkers);
     }
 
     private String createNamespace(String server) throws SQLException {
@@ -180,8 +184,12 @@ final class JdbcBackend implements Backend {
         for (int i = 0; i < nodes; i++) {
             // The dialect is set, not detected: detection takes a second pooled connection on first use, while the
             // caller's transaction holds one, and a pool sized to the clients then starves.
-            JdbcLockProvider provider = JdbcLockProvider.builder(tx).strategy(strategy).table(lockTable(strategy))
-                    .dialect(dialect).reaperPeriod(Duration.ZERO).build();
+            JdbcLockProvider.Builder builder = JdbcLockProvider.builder(tx).strategy(strategy).table(lockTable(strategy))
+                    .dialect(dialect).reaperPeriod(Duration.ZERO);
+            if (strategy == Strategy.SELECT_FOR_UPDATE) {
+                builder.leaseDataSource(rowLockPool());
+            }
+            JdbcLockProvider provider = builder.build();
             managers.add(LockManager.builder(provider).transactions(tx).ownerHost("node-" + i).build());
         }
         return new Site(managers, tx, dialect, List.of());
@@ -231,6 +239,29 @@ final class JdbcBackend implements Backend {
         return pool;
     }
 
+    /**
+     * The LEASE row locks' own pool, configured as the JDBC provider's documentation recommends for
+     * SELECT_FOR_UPDATE: connections not in auto-commit mode, so a lock opens its transaction without switching
+     * auto-commit off and on (two round trips on MySQL/MariaDB), as the floor's session, which keeps its
+     * connection in one mode for the whole run. Sized for the lock workers; filled like {@link #pool()}.
+     */
+    synchronized HikariDataSource rowLockPool() {
+        if (rowLockPool == null) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(servedUrl);
+            config.setUsername(user);
+            config.setPassword(password);
+            config.setAutoCommit(false);
+            config.setMaximumPoolSize(rowLockPoolSize);
+            config.setMinimumIdle(rowLockPoolSize);
+            config.setConnectionTimeout(30_000);
+            config.setPoolName("bench-" + spec.kind().cliName() + "-row-locks");
+            config.setConnectionInitSql(lockWaitSql(STATEMENT_LOCK_WAIT));
+            rowLockPool = Pools.filled(config);
+        }
+        return rowLockPool;
+    }
+
     /** @return the statement that bounds this database's row-lock waits for a session */
     String lockWaitSql(Duration wait) {
         return switch (dialect) {
@@ -267,6 +298,9 @@ final class JdbcBackend implements Backend {
 
     @Override
     public void close() {
+        if (rowLockPool != null) {
+            rowLockPool.close();
+        }
         if (pool != null) {
             pool.close();
         }

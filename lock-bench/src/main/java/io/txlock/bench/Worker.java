@@ -54,7 +54,7 @@ public final class Worker {
         AtomicBoolean hangRequested = new AtomicBoolean();
         AtomicBoolean hangTaken = new AtomicBoolean();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (Backend backend = Backends.open(spec, 2 * ids.length + 2, false, workload.lease()); Site site = backend.openSite(strategy, 1)) {
+        try (Backend backend = Backends.open(spec, 2 * ids.length + 2, ids.length + 2, false, workload.lease()); Site site = backend.openSite(strategy, 1)) {
             List<Locker> lockers = new ArrayList<>();
             for (int ignored : ids) {
                 lockers.add(Locker.txlock(site.nodeOf(0), workload));

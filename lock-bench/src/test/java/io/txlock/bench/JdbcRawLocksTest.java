@@ -23,7 +23,7 @@ class JdbcRawLocksTest {
     @ParameterizedTest
     @EnumSource(value = BackendKind.class, names = {"H2", "POSTGRESQL", "MARIADB", "MYSQL"})
     void aClosedRowLockSessionLeavesThePoolsLockWaitAsItFoundIt(BackendKind kind) throws Exception {
-        try (JdbcBackend backend = JdbcBackend.open(BackendSpec.defaults(kind), POOL, false);
+        try (JdbcBackend backend = JdbcBackend.open(BackendSpec.defaults(kind), POOL, 2, false);
                 RawLocks raw = backend.openRaw("SELECT_FOR_UPDATE").orElseThrow()) {
             raw.prepare(List.of("a"));
             List<RawLocks.Session> sessions = new ArrayList<>();

@@ -54,7 +54,7 @@ class ProcessClusterTest {
         BenchConfig config = Configs.inProcesses(Configs.quick(kind, List.of(strategy), List.of("counter")), 2, true, lease);
 
         List<ScenarioResult> results;
-        try (Backend backend = Backends.open(BackendSpec.defaults(kind), config.connections(), true, lease)) {
+        try (Backend backend = Backends.open(BackendSpec.defaults(kind), config.connections(), config.rowLockConnections(), true, lease)) {
             results = new CounterScenario().run(backend, List.of(strategy), config, Progress.silent());
         }
 
