@@ -8,16 +8,13 @@ import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -151,12 +148,11 @@ class JdbcLockProviderBuilderTest {
     }
 
     /** A real pool behind a switch: while off, it refuses connections as an unreachable database does. */
-    private static final class SwitchedDataSource implements DataSource {
-        private final DataSource target;
+    private static final class SwitchedDataSource extends DelegatingDataSource {
         volatile boolean on;
 
         SwitchedDataSource(DataSource target) {
-            this.target = target;
+            super(target);
         }
 
         @Override
@@ -170,41 +166,6 @@ class JdbcLockProviderBuilderTest {
         @Override
         public Connection getConnection(String username, String password) throws SQLException {
             return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() throws SQLException {
-            return target.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) throws SQLException {
-            target.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) throws SQLException {
-            target.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() throws SQLException {
-            return target.getLoginTimeout();
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            return target.getParentLogger();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            return target.unwrap(iface);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) throws SQLException {
-            return target.isWrapperFor(iface);
         }
     }
 }

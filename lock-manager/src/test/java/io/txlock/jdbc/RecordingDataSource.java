@@ -1,32 +1,28 @@
 package io.txlock.jdbc;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A real datasource seen through a recorder: every parameter the provider binds, and how many rows each of its
  * transactions deleted before it committed. It changes nothing the database sees.
  */
-final class RecordingDataSource implements DataSource {
+final class RecordingDataSource extends DelegatingDataSource {
 
-    private final DataSource target;
     private final List<Object> parameters = new CopyOnWriteArrayList<>();
     private final List<Integer> deletedPerCommit = new CopyOnWriteArrayList<>();
 
     RecordingDataSource(DataSource target) {
-        this.target = target;
+        super(target);
     }
 
     /** @return every non-null value bound to a statement so far */
@@ -101,41 +97,6 @@ final class RecordingDataSource implements DataSource {
         } catch (InvocationTargetException e) {
             throw e.getCause();
         }
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return target.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        target.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        target.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return target.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return target.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return target.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return target.isWrapperFor(iface);
     }
 
     @Override

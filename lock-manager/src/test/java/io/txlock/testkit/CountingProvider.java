@@ -1,14 +1,10 @@
 package io.txlock.testkit;
 
-import io.txlock.LockInfo;
 import io.txlock.spi.Attempt;
-import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * when, with what answer, and how many attempts of one name ran at the same time. It shows what the core asks of
  * a backend, without changing any answer.
  */
-public final class CountingProvider implements LockProvider {
+public final class CountingProvider extends ForwardingProvider {
 
     /**
      * One attempt.
@@ -33,14 +29,13 @@ public final class CountingProvider implements LockProvider {
     public record Call(String name, String owner, String thread, long start, long end, boolean granted) {
     }
 
-    private final LockProvider delegate;
     private final List<Call> calls = new CopyOnWriteArrayList<>();
     private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     private final Map<String, Integer> mostInFlight = new ConcurrentHashMap<>();
 
     /** @param delegate the provider that answers */
     public CountingProvider(LockProvider delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /**
@@ -79,45 +74,5 @@ public final class CountingProvider implements LockProvider {
     @Override
     public String describe() {
         return "counting " + delegate.describe();
-    }
-
-    @Override
-    public boolean blocksWhileWaiting() {
-        return delegate.blocksWhileWaiting();
-    }
-
-    @Override
-    public boolean joinsCallerTransaction() {
-        return delegate.joinsCallerTransaction();
-    }
-
-    @Override
-    public void renew(Grant grant, Duration lease) {
-        delegate.renew(grant, lease);
-    }
-
-    @Override
-    public void release(Grant grant) {
-        delegate.release(grant);
-    }
-
-    @Override
-    public void beforeCompletion(Grant grant) {
-        delegate.beforeCompletion(grant);
-    }
-
-    @Override
-    public Optional<LockInfo> inspect(String name) {
-        return delegate.inspect(name);
-    }
-
-    @Override
-    public Optional<AutoCloseable> subscribe(String name, Runnable onRelease) {
-        return delegate.subscribe(name, onRelease);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

@@ -16,9 +16,9 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
-import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
+import io.txlock.testkit.ForwardingProvider;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -360,8 +360,7 @@ class RedisLockProviderTest {
     }
 
     /** Passes everything to a real provider, recording its attempts and the release hints it delivers. */
-    private static final class ObservedProvider implements LockProvider {
-        private final RedisLockProvider delegate;
+    private static final class ObservedProvider extends ForwardingProvider {
         private final AtomicInteger hints = new AtomicInteger();
         /** When the last hint was delivered to the core (its callback returned). */
         private volatile long lastHintDelivered = System.nanoTime();
@@ -374,7 +373,7 @@ class RedisLockProviderTest {
         }
 
         ObservedProvider(RedisLockProvider delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         int hints() {
@@ -424,31 +423,6 @@ class RedisLockProviderTest {
                 lastHintDelivered = System.nanoTime();
                 hints.incrementAndGet();
             });
-        }
-
-        @Override
-        public String describe() {
-            return delegate.describe();
-        }
-
-        @Override
-        public void renew(Grant grant, Duration lease) {
-            delegate.renew(grant, lease);
-        }
-
-        @Override
-        public void release(Grant grant) {
-            delegate.release(grant);
-        }
-
-        @Override
-        public Optional<LockInfo> inspect(String name) {
-            return delegate.inspect(name);
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
         }
     }
 }
