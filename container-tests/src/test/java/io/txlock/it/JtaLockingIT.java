@@ -292,6 +292,16 @@ class JtaLockingIT {
     }
 
     @Test
+    void aManagerBuiltOutsideTheContainersContextFindsTheTransactionWhenItLocks() throws Exception {
+        for (Strategy strategy : Strategy.values()) {
+            try (LockManager builtElsewhere = strategies.buildOnAThreadWithoutContext(strategy)) {
+                long token = ejb.place(builtElsewhere, "built-elsewhere-" + strategy); // refuses a lock not in TRANSACTION scope
+                assertThat(orders.token("built-elsewhere-" + strategy)).as(strategy.toString()).contains(token);
+            }
+        }
+    }
+
+    @Test
     void transactionScopeOutsideATransactionIsAClearError() {
         assertThatThrownBy(() -> locks.acquire("no-transaction", LockOptions.defaults().withScope(LockScope.TRANSACTION)))
                 .isInstanceOf(IllegalStateException.class)

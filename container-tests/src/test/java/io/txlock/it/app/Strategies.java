@@ -12,14 +12,14 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
 /**
  * The nodes of a cluster, inside one application: per strategy, {@link #NODES} managers over the application's
  * datasources, each with its own instance id, as separate JVMs would have. Two nodes never share the core's
  * in-JVM queue: they exclude each other only through the database, inside the callers' JTA transactions. Plus
- * one manager with the JTA datasource only. Like every manager, they look up the transaction registry when built:
- * touch this bean first on a container thread (a test method, an EJB call), not in a task of a plain executor.
+ * one manager with the JTA datasource only.
  */
 @ApplicationScoped
 public class Strategies {
@@ -70,6 +70,23 @@ public class Strategies {
      */
     public LockManager node(int node, Strategy strategy) {
         return nodes.get(strategy).get(node);
+    }
+
+    /**
+     * Builds a node on a thread without a context class loader, as some libraries' threads are: there neither the
+     * container's naming context nor the application's CDI container can be reached. Close it when done.
+     *
+     * @param strategy the strategy
+     * @return the new node
+     * @throws Exception if building failed
+     */
+    public LockManager buildOnAThreadWithoutContext(Strategy strategy) throws Exception {
+        CompletableFuture<LockManager> built = new CompletableFuture<>();
+        Thread thread = new Thread(() -> built.complete(LockManager.builder(JdbcLockProvider.builder(dataSource)
+                .leaseDataSource(nonJtaDataSource).strategy(strategy).reaperPeriod(Duration.ZERO).build()).build()));
+        thread.setContextClassLoader(null);
+        thread.start();
+        return built.get();
     }
 
     /** @return a manager whose provider has the JTA datasource only, no lease datasource */
