@@ -286,9 +286,18 @@ abstract class Statements {
         }
     }
 
+    /**
+     * Runs a query with {@code execute()}, not {@code executeQuery()}: MySQL Connector/J refuses the latter for a
+     * query that starts with MariaDB's {@code SET STATEMENT … FOR}, which it takes for a statement without results.
+     */
     static OptionalLong queryLong(Connection c, String sql, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, params); ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+        try (PreparedStatement ps = prepare(c, sql, params)) {
+            if (!ps.execute()) {
+                throw new SQLException("expected a result set from " + sql);
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+            }
         }
     }
 

@@ -18,33 +18,47 @@ abstract class JdbcContractTest extends LockContractTest {
     private final Strategy strategy;
     private final JdbcDialect dialect;
     private final TestDatabase db;
+    private final String url;
+    private final HikariDataSource pool;
     private final java.util.List<HikariDataSource> unreachablePools = new java.util.ArrayList<>();
 
     JdbcContractTest(TestDatabase.Kind kind, Strategy strategy) {
-        this(kind, strategy, kind.dialect);
+        this(kind, strategy, kind.dialect, kind.dialect, false);
     }
 
-    /** The kit with {@code dialect}'s table and SQL on {@code kind}'s server, e.g. MySQL's on MariaDB. */
-    JdbcContractTest(TestDatabase.Kind kind, Strategy strategy, JdbcDialect dialect) {
+    /**
+     * The kit with {@code tableDialect}'s table and {@code dialect}'s SQL on {@code kind}'s server, e.g. MySQL's on
+     * MariaDB.
+     *
+     * @param dialect the provider's dialect, or null to let it detect the dialect from the connection
+     * @param mysqlDriver on MariaDB, connect with MySQL Connector/J, as a MySQL application does
+     */
+    JdbcContractTest(TestDatabase.Kind kind, Strategy strategy, JdbcDialect tableDialect, JdbcDialect dialect, boolean mysqlDriver) {
         this.strategy = strategy;
         this.dialect = dialect;
-        this.db = TestDatabase.create(kind).withLockTable("method_lock", dialect);
+        this.db = TestDatabase.create(kind).withLockTable("method_lock", tableDialect);
+        this.url = mysqlDriver ? db.url().replace("jdbc:mariadb:", "jdbc:mysql:") : db.url();
+        this.pool = mysqlDriver ? TestDatabase.pool(url, db.user(), 16) : null;
     }
 
     @AfterAll
     void dropDatabase() {
         unreachablePools.forEach(HikariDataSource::close);
+        if (pool != null) {
+            pool.close();
+        }
         db.close();
     }
 
     @Override
     protected LockProvider newProvider() {
-        return JdbcLockProvider.builder(db.dataSource()).strategy(strategy).dialect(dialect).build();
+        JdbcLockProvider.Builder builder = JdbcLockProvider.builder(pool != null ? pool : db.dataSource()).strategy(strategy);
+        return (dialect != null ? builder.dialect(dialect) : builder).build();
     }
 
     @Override
     protected ProviderRecipe recipe() {
-        return JdbcProviderFactory.recipe(db, strategy, "method_lock", dialect);
+        return JdbcProviderFactory.recipe(url, db.user(), strategy, "method_lock", dialect);
     }
 
     /** SELECT_FOR_UPDATE in LEASE scope: the holder's row is written in its open transaction, invisible to others. */

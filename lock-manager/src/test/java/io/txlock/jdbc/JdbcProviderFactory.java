@@ -10,21 +10,22 @@ import javax.sql.DataSource;
 public final class JdbcProviderFactory implements ProviderFactory {
 
     /**
-     * @param db the namespace
+     * @param url the namespace's JDBC URL
+     * @param user its user
      * @param strategy the strategy
      * @param table the lock table
-     * @param dialect the SQL to speak
+     * @param dialect the SQL to speak, or null to detect it
      * @return the recipe for a child JVM
      */
-    public static ProviderRecipe recipe(TestDatabase db, Strategy strategy, String table, JdbcDialect dialect) {
-        return new ProviderRecipe(JdbcProviderFactory.class, strategy + " " + dialect + " " + table + " " + db.user() + " " + db.url());
+    public static ProviderRecipe recipe(String url, String user, Strategy strategy, String table, JdbcDialect dialect) {
+        return new ProviderRecipe(JdbcProviderFactory.class, strategy + " " + dialect + " " + table + " " + user + " " + url);
     }
 
     @Override
     public LockProvider create(String config) {
         String[] parts = config.split(" ", 5);
         DataSource pool = TestDatabase.pool(parts[4], parts[3], 16);
-        return JdbcLockProvider.builder(pool).strategy(Strategy.valueOf(parts[0])).dialect(JdbcDialect.valueOf(parts[1]))
-                .table(parts[2]).build();
+        JdbcLockProvider.Builder builder = JdbcLockProvider.builder(pool).strategy(Strategy.valueOf(parts[0])).table(parts[2]);
+        return (parts[1].equals("null") ? builder : builder.dialect(JdbcDialect.valueOf(parts[1]))).build();
     }
 }

@@ -2,9 +2,12 @@ package io.txlock.jdbc;
 
 import io.txlock.Strategy;
 
-/** MySQL 8's SQL (a token table, session lock waits in whole seconds) on MariaDB: no MySQL server runs here. */
+/**
+ * MySQL 8's SQL (a token table, session lock waits in whole seconds) through MySQL Connector/J, on MariaDB: no MySQL
+ * server runs here.
+ */
 class MySqlDialectOnMariaDbSelectForUpdateContractTest extends JdbcContractTest {
     MySqlDialectOnMariaDbSelectForUpdateContractTest() {
-        super(TestDatabase.Kind.MARIADB, Strategy.SELECT_FOR_UPDATE, JdbcDialect.MYSQL);
+        super(TestDatabase.Kind.MARIADB, Strategy.SELECT_FOR_UPDATE, JdbcDialect.MYSQL, JdbcDialect.MYSQL, true);
     }
 }

@@ -2,9 +2,12 @@ package io.txlock.jdbc;
 
 import io.txlock.Strategy;
 
-/** MySQL 8's SQL (a token table, session lock waits in whole seconds) on MariaDB: no MySQL server runs here. */
+/**
+ * MySQL 8's SQL (a token table, session lock waits in whole seconds) through MySQL Connector/J, on MariaDB: no MySQL
+ * server runs here.
+ */
 class MySqlDialectOnMariaDbUniqueInsertContractTest extends JdbcContractTest {
     MySqlDialectOnMariaDbUniqueInsertContractTest() {
-        super(TestDatabase.Kind.MARIADB, Strategy.UNIQUE_INSERT, JdbcDialect.MYSQL);
+        super(TestDatabase.Kind.MARIADB, Strategy.UNIQUE_INSERT, JdbcDialect.MYSQL, JdbcDialect.MYSQL, true);
     }
 }
