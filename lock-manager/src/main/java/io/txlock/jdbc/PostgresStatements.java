@@ -30,14 +30,16 @@ final class PostgresStatements extends Statements {
             "40P01", // deadlock_detected
             "40001"); // serialization_failure
 
-    private final String lockRow;
     private final String lockRowWaiting;
     private final String lockRowIfFree;
+    private final String lockOrCreateRow;
 
     PostgresStatements(String table) {
         super(table);
         String token = "SELECT " + nextToken() + " FROM (SELECT 1 FROM " + table + " AS txlock_row";
-        this.lockRow = token + " WHERE name = ? FOR UPDATE) AS txlock_locked";
+        this.lockOrCreateRow = "INSERT INTO " + table + " AS txlock_row (version, name, state, hold_count, expires_at, updated_at)"
+                + " VALUES (0, ?, 'FREE', 0, clock_timestamp(), clock_timestamp()) ON CONFLICT (name)"
+                + " DO UPDATE SET hold_count = txlock_row.hold_count RETURNING " + nextToken();
         this.lockRowIfFree = token + " WHERE name = ? FOR UPDATE SKIP LOCKED) AS txlock_locked";
         this.lockRowWaiting = token + ", (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait"
                 + " WHERE txlock_row.name = ? FOR UPDATE OF txlock_row) AS txlock_locked";
@@ -90,14 +92,16 @@ final class PostgresStatements extends Statements {
      * Outside the caller's transaction the statement bounds its own wait ({@code lock_timeout} from a bound
      * parameter, so the server reuses its prepared plan) and a timeout simply ends the attempt. Inside it, where an
      * error would abort the caller's transaction, a row that no one holds is taken with {@code SKIP LOCKED}, which
-     * never fails; only a held (or missing) row costs a savepoint and a bounded wait ({@link #bounded}). The token
-     * is drawn above the {@code FOR UPDATE} subquery, once its row is locked.
+     * never fails; a held or missing row costs a savepoint and a bounded wait ({@link #bounded}) for one upsert that
+     * creates the row or locks it, and draws the token in {@code RETURNING}, once it holds the row (a first use of
+     * a name, an idempotency key say, thus takes one statement in the savepoint, not a lock, an insert and a lock).
+     * Elsewhere the token is drawn above the {@code FOR UPDATE} subquery, once its row is locked.
      */
     @Override
     OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
         if (callerTx) {
             OptionalLong free = queryLong(c, lockRowIfFree, name);
-            return free.isPresent() ? free : bounded(c, maxBlock, true, () -> queryLong(c, lockRow, name));
+            return free.isPresent() ? free : bounded(c, maxBlock, true, () -> queryLong(c, lockOrCreateRow, name));
         }
         try {
             return queryLong(c, lockRowWaiting, Math.max(1, waitMillis(maxBlock)) + "ms", name);
