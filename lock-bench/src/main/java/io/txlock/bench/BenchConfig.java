@@ -46,12 +46,13 @@ public record BenchConfig(List<BackendSpec> backends, List<String> strategies, L
     }
 
     /**
-     * @return the connections a backend needs for the largest run in this JVM: one per order client, two per
-     *     lock worker (a LEASE row lock keeps its connection while held), a few spare
+     * @return the connections a backend needs for the largest run in this JVM: one per order client (when orders
+     *     run), two per lock worker (a LEASE row lock keeps its connection while held), a few spare
      */
     public int connections() {
         int lockWorkers = processes > 0 ? 0 : 2 * Math.max(workers, handoffWorkers);
-        return Math.max(Math.max(clients, Math.max(workers, handoffWorkers)), lockWorkers) + 4;
+        int orderClients = scenarios.contains(OrdersScenario.ID) ? clients : 0;
+        return Math.max(Math.max(orderClients, Math.max(workers, handoffWorkers)), lockWorkers) + 4;
     }
 
     /** @return the connections LEASE row locks (SELECT_FOR_UPDATE) of this JVM's lock workers hold at most, a few spare */

@@ -33,6 +33,9 @@ import org.HdrHistogram.Histogram;
  */
 final class OrdersScenario implements Scenario {
 
+    /** The scenario's id on the command line. */
+    static final String ID = "orders";
+
     /** DESIGN.md: at least 3 x the seed's throughput on MariaDB with 64 clients. */
     static final double TARGET = 3.0;
     static final int TARGET_CLIENTS = 64;
@@ -48,7 +51,7 @@ final class OrdersScenario implements Scenario {
 
     @Override
     public String id() {
-        return "orders";
+        return ID;
     }
 
     @Override
