@@ -186,9 +186,9 @@ public final class LockBench implements Callable<Integer> {
             BackendSpec spec = kind.isJdbc() ? new BackendSpec(kind, jdbcUrl, user, password == null ? "" : password, null, false)
                     : BackendSpec.defaults(kind);
             if (kind == BackendKind.ZOOKEEPER && zookeeper != null) {
-                spec = spec.at(zookeeper);
+                spec = spec.at(zooKeeperConnect(zookeeper));
             } else if (kind == BackendKind.REDIS && redis != null) {
-                spec = spec.at(redis);
+                spec = spec.at(redisAddress(redis));
             }
             specs.add(spec);
         }
@@ -223,6 +223,61 @@ public final class LockBench implements Callable<Integer> {
         return new BenchConfig(specs, chosen, scenarios.stream().map(s -> s.strip().toLowerCase(Locale.ROOT)).toList(),
                 new Timing(warmup, duration), workers, handoffWorkers, clients, keys, duplicates, hold, nodes, processes,
                 killHolder, wait, lease, retries, report, jitWarmup);
+    }
+
+    /** A host name, an IPv4 address or a bracketed IPv6 address. */
+    private static final String HOST = "(?:\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+)";
+    private static final Pattern REDIS_ADDRESS = Pattern.compile(HOST + ":(\\d{1,5})");
+    private static final Pattern ZOOKEEPER_SERVER = Pattern.compile(HOST + "(?::(\\d{1,5})?)?");
+    private static final Pattern ZOOKEEPER_CHROOT = Pattern.compile("(?:/|(?:/[^/\\s]+)+)?");
+
+    /**
+     * @param value the value of {@code --redis}
+     * @return the address, checked here so that a typo is a bad option (exit 2), not a backend that cannot be used
+     * @throws IllegalArgumentException saying what to write
+     */
+    static String redisAddress(String value) {
+        String v = value.strip();
+        Matcher m = REDIS_ADDRESS.matcher(v);
+        if (!m.matches() || !validPort(m.group(1))) {
+            throw new IllegalArgumentException("--redis must be HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:6379;"
+                    + " was '" + value + "'");
+        }
+        return v;
+    }
+
+    /**
+     * @param value the value of {@code --zookeeper}
+     * @return the connect string, checked as ZooKeeper reads it: servers {@code HOST[:PORT]} (port 2181 if none)
+     *     separated by commas (ZooKeeper skips empty entries and blanks around them), then an optional chroot path
+     * @throws IllegalArgumentException saying what to write
+     */
+    static String zooKeeperConnect(String value) {
+        String v = value.strip();
+        int slash = v.indexOf('/');
+        String servers = slash < 0 ? v : v.substring(0, slash);
+        String chroot = slash < 0 ? "" : v.substring(slash);
+        boolean valid = ZOOKEEPER_CHROOT.matcher(chroot).matches();
+        int count = 0;
+        for (String server : servers.split(",")) {
+            if (server.isBlank()) {
+                continue;
+            }
+            Matcher m = ZOOKEEPER_SERVER.matcher(server.strip());
+            valid &= m.matches() && (m.group(1) == null || validPort(m.group(1)));
+            count++;
+        }
+        valid &= count > 0;
+        if (!valid) {
+            throw new IllegalArgumentException("--zookeeper must be a connect string HOST:PORT[,HOST:PORT...][/chroot] with ports"
+                    + " from 1 to 65535, e.g. zk1:2181,zk2:2181,zk3:2181; was '" + value + "'");
+        }
+        return v;
+    }
+
+    private static boolean validPort(String digits) {
+        int port = Integer.parseInt(digits);
+        return port >= 1 && port <= 65535;
     }
 
     private static void positive(String option, int value) {

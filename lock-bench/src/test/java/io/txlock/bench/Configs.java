@@ -32,4 +32,10 @@ final class Configs {
                 c.clients(), c.keys(), c.duplicates(), c.hold(), c.nodes(), processes, kill, c.waitTime(), lease, c.retries(),
                 c.report(), c.jitWarmup());
     }
+
+    static BenchConfig withClients(BenchConfig c, int clients, int retries) {
+        return new BenchConfig(c.backends(), c.strategies(), c.scenarios(), c.timing(), c.workers(), c.handoffWorkers(),
+                clients, c.keys(), c.duplicates(), c.hold(), c.nodes(), c.processes(), c.killHolder(), c.waitTime(), c.lease(),
+                retries, c.report(), c.jitWarmup());
+    }
 }

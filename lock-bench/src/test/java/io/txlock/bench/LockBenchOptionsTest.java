@@ -8,6 +8,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 class LockBenchOptionsTest {
@@ -17,6 +19,17 @@ class LockBenchOptionsTest {
     private int run(String... args) {
         return LockBench.execute(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    /** The configuration a command line asks for, without running anything. */
+    private static BenchConfig config(String... args) {
+        LockBench bench = new LockBench(System.out, System.err, args);
+        new CommandLine(bench).parseArgs(args);
+        return bench.config();
+    }
+
+    private static BackendSpec spec(BenchConfig config, BackendKind kind) {
+        return config.backends().stream().filter(b -> b.kind() == kind).findFirst().orElseThrow();
     }
 
     @Test
@@ -54,5 +67,62 @@ class LockBenchOptionsTest {
 
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("h2, postgresql, mariadb, mysql, redis, zookeeper, none")
                 .contains("SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT").contains("[orders, counter, keys, handoff]");
+    }
+
+    @Test
+    void pointsRedisAtTheGivenMaster() {
+        BenchConfig config = config("--backend", "redis,h2", "--redis", "10.0.0.5:6380");
+
+        assertThat(spec(config, BackendKind.REDIS).url()).isEqualTo("10.0.0.5:6380");
+        assertThat(spec(config, BackendKind.H2).url()).as("only the Redis backend takes --redis").isNull();
+        assertThat(config("--backend", "redis", "--redis", "redis.internal:6379").backends())
+                .extracting(BackendSpec::url).containsExactly("redis.internal:6379");
+        assertThat(config("--backend", "redis", "--redis", "[::1]:6379").backends())
+                .extracting(BackendSpec::url).containsExactly("[::1]:6379");
+        assertThat(config("--backend", "redis").backends()).as("default: 127.0.0.1:6379")
+                .extracting(BackendSpec::url).containsExactly((String) null);
+    }
+
+    @Test
+    void pointsZooKeeperAtTheGivenEnsembleInsteadOfAnEmbeddedServer() {
+        BenchConfig ensemble = config("--backend", "zookeeper", "--zookeeper", "zk1:2181,zk2:2181,zk3:2181");
+        BenchConfig chrooted = config("--backend", "zookeeper,redis", "--zookeeper", "127.0.0.1:2181/apps/txlock");
+        BenchConfig defaultPort = config("--backend", "zookeeper", "--zookeeper", "zk1,zk2:2182");
+        BenchConfig asZooKeeperReadsIt = config("--backend", "zookeeper", "--zookeeper", "zk1:2181, zk2:2181,/");
+
+        assertThat(spec(ensemble, BackendKind.ZOOKEEPER).url()).isEqualTo("zk1:2181,zk2:2181,zk3:2181");
+        assertThat(spec(chrooted, BackendKind.ZOOKEEPER).url()).isEqualTo("127.0.0.1:2181/apps/txlock");
+        assertThat(spec(chrooted, BackendKind.REDIS).url()).as("only the ZooKeeper backend takes --zookeeper").isNull();
+        assertThat(spec(defaultPort, BackendKind.ZOOKEEPER).url()).isEqualTo("zk1,zk2:2182");
+        assertThat(spec(asZooKeeperReadsIt, BackendKind.ZOOKEEPER).url()).as("blanks and empty entries skipped, '/' is no chroot")
+                .isEqualTo("zk1:2181, zk2:2181,/");
+        assertThat(spec(config("--backend", "zookeeper"), BackendKind.ZOOKEEPER).url()).as("default: embedded").isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "127.0.0.1:", ":6379", "localhost:port", "localhost:0", "localhost:65536",
+        "localhost:6379,localhost:6380", "redis://localhost:6379", "local host:6379", ""})
+    void refusesARedisAddressThatIsNotHostColonPort(String bad) {
+        assertThat(run("--backend", "redis", "--redis", bad)).as(bad).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--redis must be HOST:PORT").contains("'" + bad + "'")
+                .contains("e.g. 127.0.0.1:6379");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", ",", "zk1:twenty", "zk1:0", "zk1:99999", "zk1:2181/apps/", "zk1:2181/apps//txlock", "/txlock",
+        "zk1:2181 zk2:2181", "zk1:2181;zk2:2181", "zookeeper://zk1:2181"})
+    void refusesAZooKeeperConnectStringItCannotRead(String bad) {
+        assertThat(run("--backend", "zookeeper", "--zookeeper", bad)).as(bad).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--zookeeper must be a connect string HOST:PORT[,HOST:PORT...][/chroot]")
+                .contains("'" + bad + "'");
+    }
+
+    @Test
+    void badAddressesAreRefusedBeforeAnyBackendIsTried() {
+        assertThat(run("--backend", "h2,redis", "--redis", "nowhere", "--scenarios", "counter")).isEqualTo(2);
+        assertThat(run("--backend", "h2,zookeeper", "--zookeeper", "zk1:x", "--scenarios", "counter")).isEqualTo(2);
+
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("lock-bench: --redis must be HOST:PORT")
+                .contains("lock-bench: --zookeeper must be").doesNotContain("could not run").doesNotContain("h2:");
     }
 }
