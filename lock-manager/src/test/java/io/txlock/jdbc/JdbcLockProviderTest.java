@@ -53,6 +53,10 @@ class JdbcLockProviderTest {
         databases.forEach(TestDatabase::close);
     }
 
+    Stream<TestDatabase> servers() {
+        return databases.stream();
+    }
+
     Stream<Arguments> combinations() {
         return databases.stream().flatMap(db -> Stream.of(Strategy.values()).map(s -> Arguments.of(db, s)));
     }
@@ -99,14 +103,50 @@ class JdbcLockProviderTest {
             LockHandle held = a.acquire("handoff");
             CompletableFuture<LockHandle> waiter = b.acquireAsync("handoff",
                     LockOptions.defaults().withWait(Duration.ofSeconds(20))).toCompletableFuture();
-            // SELECT_FOR_UPDATE waits in the database; the others answer "held" at once and wait in the core
+            // SELECT_FOR_UPDATE waits in the database (aSelectForUpdateWaiterBlocksInTheDatabaseWithoutPolling shows it
+            // does not poll); the others answer "held" at once and wait in the core
             Awaitility.await("the waiter waits").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> db.lockWaiters() > 0 || !counting.attempts("handoff").isEmpty());
+                    .until(() -> strategy == Strategy.SELECT_FOR_UPDATE ? db.lockWaiters() > 0
+                            : !counting.attempts("handoff").isEmpty());
             assertThat(waiter).as("a waiter whose attempt found the lock held").isNotDone();
             long token = held.fencingToken();
             held.release();
             LockHandle next = waiter.get(20, TimeUnit.SECONDS);
             assertThat(next.fencingToken()).isGreaterThan(token);
+            next.release();
+        }
+    }
+
+    /**
+     * SELECT_FOR_UPDATE in LEASE scope waits in the database, not by polling: while the holder keeps the lock, the
+     * database shows the waiter's session waiting for the row lock, and the waiter's one attempt stays blocked in
+     * it. A poller (1–50 ms backoff) would show no lock wait and would have made many attempts in that time.
+     */
+    @ParameterizedTest(name = "{0}", autoCloseArguments = false)
+    @MethodSource("servers")
+    void aSelectForUpdateWaiterBlocksInTheDatabaseWithoutPolling(TestDatabase db) throws Exception {
+        String name = "blocked-waiter";
+        LockOptions lease = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(30));
+        CountingProvider counting = new CountingProvider(provider(db, Strategy.SELECT_FOR_UPDATE));
+        try (LockManager a = LockManager.builder(provider(db, Strategy.SELECT_FOR_UPDATE)).build();
+                LockManager b = LockManager.builder(counting).build()) {
+            LockHandle held = a.acquire(name, lease);
+            CompletableFuture<LockHandle> waiter = b.acquireAsync(name, lease).toCompletableFuture();
+            Awaitility.await("the database shows the waiter waiting for the row lock").atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(20)).until(db::lockWaiters, n -> n > 0);
+            // it stays blocked in the database: one attempt in flight, none that answered "held" and was retried
+            Awaitility.await("the waiter stays blocked in the database, without new attempts")
+                    .during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> !waiter.isDone() && counting.attempts(name).isEmpty() && db.lockWaiters() > 0);
+            assertThat(counting.mostInFlight(name)).as("attempts of '%s' running at once", name).isEqualTo(1);
+
+            long token = held.fencingToken();
+            held.release();
+            LockHandle next = waiter.get(20, TimeUnit.SECONDS);
+            assertThat(next.fencingToken()).isGreaterThan(token);
+            List<CountingProvider.Call> attempts = counting.attempts(name);
+            assertThat(attempts).as("the waiter's attempts over the whole wait").hasSizeBetween(1, 2);
+            assertThat(attempts.get(attempts.size() - 1).granted()).as("its last attempt").isTrue();
             next.release();
         }
     }
