@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.Strategy;
 import io.txlock.entity.MethodLock;
 import io.txlock.jdbc.TestDatabase;
+import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.testkit.LockContractTest;
 import io.txlock.testkit.ProviderRecipe;
@@ -11,6 +12,7 @@ import jakarta.persistence.EntityManagerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -55,6 +57,17 @@ abstract class JpaContractTest extends LockContractTest {
     @Override
     protected boolean backendExpiresLeases() {
         return strategy != Strategy.SELECT_FOR_UPDATE;
+    }
+
+    /**
+     * OPTIMISTIC_VERSION and UNIQUE_INSERT: a LEASE grant is the row's committed token and owner, which renewal and
+     * release check, so the dead holder's grant is rebuilt from what it reported. SELECT_FOR_UPDATE in LEASE scope:
+     * the grant is the dead holder's own entity manager and connection, which nobody else can have.
+     */
+    @Override
+    protected Optional<Grant> grantOfADeadHolder(String name, long token, String ownerId) {
+        return strategy == Strategy.SELECT_FOR_UPDATE ? Optional.empty()
+                : Optional.of(new JpaGrant(name, token, ownerId, true, false, null));
     }
 
     /** SELECT_FOR_UPDATE in LEASE scope keeps a connection of the pool (16) per held lock. */
