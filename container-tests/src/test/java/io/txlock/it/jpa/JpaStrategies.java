@@ -19,8 +19,11 @@ import java.util.Map;
  * JPA-provider managers per strategy and node (each node its own manager, as separate JVMs would have), configured
  * as docs/jpa.md shows for Jakarta EE: TRANSACTION-scoped locks through the application's container-managed (JTA)
  * entity manager, LEASE locks through a RESOURCE_LOCAL unit on a non-JTA datasource. A manager looks the transaction
- * registry up when it is built: ask for a node on a container thread (a test method, an EJB call), not in a task of
- * a plain executor, where java:comp is not bound and AUTO would mean LEASE for ever.
+ * registry up lazily (see {@code JtaTransactionSupport}): when a lock is first taken, on the taking thread, not when
+ * the manager is built, and it keeps the registry once found. So a node may be built on any thread, and it still joins
+ * the JTA transaction of a container thread (a test method, an EJB call) that locks through it. A lock taken under
+ * AUTO on a thread with no JTA transaction (a task of a plain executor) is a LEASE lock, as it is anywhere outside a
+ * transaction; a thread that finds no registry looks again at most once a second, until one is found.
  */
 @ApplicationScoped
 public class JpaStrategies {
