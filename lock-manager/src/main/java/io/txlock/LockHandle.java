@@ -40,8 +40,17 @@ public interface LockHandle extends AutoCloseable {
     Instant expiresAt();
 
     /**
-     * @return {@code false} once this holder can no longer rely on the lock: released, lease lost, session
-     *     expired, or (for ZooKeeper) connection suspended and not yet restored
+     * Whether this holder can still rely on the lock. A lock with a lease ({@link #expiresAt()} is not null) is
+     * invalid from the moment that lease has run out on this JVM's clock (counted from before the acquire, or before
+     * the last renewal the backend confirmed) without a renewal confirmed in time. That holds while a renewal is
+     * still waiting for a backend that stopped answering without refusing (dropped packets, a paused server), and for
+     * good: another owner may have taken the lock meanwhile, so a renewal confirmed after the lease ran out does not
+     * make the handle valid again. Such a lock is lost like any other: {@link #onLost} listeners run, its transaction
+     * is marked rollback-only, and {@link #release()} throws {@link LockNotHeldException}.
+     *
+     * @return {@code false} once this holder can no longer rely on the lock: released, lease run out without a
+     *     confirmed renewal, renewal refused, session expired, or (for ZooKeeper) connection suspended and not yet
+     *     restored
      */
     boolean isValid();
 

@@ -557,7 +557,10 @@ public final class CoreLockManager implements LockManager {
                 caller.transaction().onCompletion(() -> beforeCompletion(holding), committed -> afterCompletion(holding, committed));
             }
             if (holding.limited()) {
-                scheduleLeaseTimer(holding);
+                if (holding.renews && holding.leaseOver()) {
+                    confirmLateGrant(holding, options.lease());
+                }
+                armLeaseTimer(holding);
             }
         } catch (RuntimeException e) {
             if (holding.end(Holding.Status.RELEASED, null)) {
@@ -667,6 +670,9 @@ public final class CoreLockManager implements LockManager {
 
     /** @param closing the handle is being closed: a lock its transaction already released needs nothing more */
     private void releaseOne(Holding holding, boolean closing) {
+        if (holding.leaseOver()) {
+            loseAtLeaseEnd(holding);
+        }
         boolean last;
         holding.state.mutex.lock();
         try {
@@ -731,6 +737,9 @@ public final class CoreLockManager implements LockManager {
         if (lease == null || lease.compareTo(Duration.ofMillis(1)) < 0) {
             throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
         }
+        if (holding.leaseOver()) {
+            loseAtLeaseEnd(holding);
+        }
         if (!holding.isUsable()) {
             throw new LockNotHeldException("cannot extend lock " + holding + ": " + holding.status()
                     + (holding.lostReason() != null ? " (" + holding.lostReason() + ")" : ""));
@@ -738,10 +747,19 @@ public final class CoreLockManager implements LockManager {
         if (!holding.limited()) {
             return;
         }
+        holding.renewalStarted();
         renewNow(holding, lease);
-        scheduleLeaseTimer(holding);
+        armLeaseTimer(holding);
     }
 
+    /**
+     * Sends a renewal the caller counted with {@link Holding#renewalStarted}, for {@code lease} from before the call.
+     * Until the backend confirms it, the lease runs on as before and its end is still watched: a confirmation that
+     * comes after the lease ran out on this JVM's clock does not revive the holding.
+     *
+     * @throws LockNotHeldException if the backend refused, or confirmed too late; the holding is lost
+     * @throws LockBackendException if the backend failed; nothing changed
+     */
     private void renewNow(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
@@ -750,50 +768,89 @@ public final class CoreLockManager implements LockManager {
                 provider.renew(holding.grant, lease);
                 return null;
             }, "renew '" + holding.state.name + "'");
-        } catch (LockNotHeldException e) {
-            lose(holding, "renewal refused: " + e.getMessage());
+        } catch (Throwable e) {
+            holding.renewalEnded();
+            if (e instanceof LockNotHeldException) {
+                lose(holding, "renewal refused: " + e.getMessage());
+            }
             throw e;
         }
-        holding.leaseFrom(start, wallStart, lease);
-    }
-
-    private void scheduleLeaseTimer(Holding holding) {
-        long now = System.nanoTime();
-        if (holding.renews) {
-            long every = Math.max(TimeUnit.MILLISECONDS.toNanos(1), holding.lease().toNanos() / 3);
-            schedule(holding, () -> renewInBackground(holding), every);
-        } else {
-            schedule(holding, () -> lose(holding, "lease of " + holding.lease() + " ran out (autoRenew off)"),
-                    holding.expiresAtNanos() - now);
+        if (!holding.renewed(start, wallStart, lease)) {
+            if (holding.leaseOver()) {
+                loseAtLeaseEnd(holding);
+            }
+            throw new LockNotHeldException("lock " + holding + " is no longer held (" + holding.status()
+                    + (holding.lostReason() != null ? ": " + holding.lostReason() : "")
+                    + "): the backend confirmed the renewal only after the lease had run out on this JVM's clock, or after the lock had ended");
         }
     }
 
-    private void schedule(Holding holding, Runnable task, long delayNanos) {
+    /**
+     * The attempt waited in the backend (a row lock) longer than the lease, so the lease counted from its start ran out
+     * before the grant was handed out, although the grant itself came at the end of the wait: renew it once, before
+     * the caller gets its handle, and count the lease from that renewal.
+     */
+    private void confirmLateGrant(Holding holding, Duration lease) {
+        long start = System.nanoTime();
+        Instant wallStart = Instant.now();
+        callProvider(() -> {
+            provider.renew(holding.grant, lease);
+            return null;
+        }, "renew '" + holding.state.name + "' after a wait longer than its lease");
+        holding.restartLease(start, wallStart, lease);
+    }
+
+    /** (Re)schedules the holding's one lease timer; see {@link Holding#armLeaseTimer}. */
+    private void armLeaseTimer(Holding holding) {
         if (closed) {
             return;
         }
-        holding.setTimer(leaseTimers.schedule(task, delayNanos));
+        holding.armLeaseTimer(leaseTimers, () -> leaseWork(holding));
     }
 
-    private void renewInBackground(Holding holding) {
-        if (!holding.isUsable()) {
+    /**
+     * The holding's lease timer is due: the lease ended (lost, even while a renewal hangs in the backend), or a
+     * background renewal is due, or (a timer that ran early or was overtaken) the timer is set again.
+     */
+    private void leaseWork(Holding holding) {
+        if (!holding.isLive()) {
             return;
         }
+        if (holding.leaseOver()) {
+            loseAtLeaseEnd(holding);
+        } else if (holding.renews && holding.startBackgroundRenewal()) {
+            renewInBackground(holding);
+        } else {
+            armLeaseTimer(holding);
+        }
+    }
+
+    /** Sends a renewal counted by {@link Holding#startBackgroundRenewal}; the lease's end stays watched meanwhile. */
+    private void renewInBackground(Holding holding) {
+        armLeaseTimer(holding);
         try {
             renewNow(holding, holding.lease());
-            scheduleLeaseTimer(holding);
+            armLeaseTimer(holding);
         } catch (LockNotHeldException e) {
-            log.warn("lock {} lost: {}", holding, e.getMessage());
+            log.debug("renewing {}: {}", holding, e.getMessage());
         } catch (RuntimeException e) {
-            long left = holding.expiresAtNanos() - System.nanoTime();
+            long now = System.nanoTime();
+            long left = holding.expiresAtNanos() - now;
             if (left <= 0) {
                 lose(holding, "backend unreachable until the lease ran out: " + e.getMessage());
             } else {
                 log.warn("renewing {} failed, retrying within its lease: {}", holding, e.toString());
-                schedule(holding, () -> renewInBackground(holding), Math.min(left, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
+                holding.renewAgainAt(now + Math.min(left, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
                         holding.lease().toNanos() / 10)));
+                armLeaseTimer(holding);
             }
         }
+    }
+
+    /** The lease ran out on this JVM's clock with no renewal confirmed in time: the lock is lost. */
+    private void loseAtLeaseEnd(Holding holding) {
+        lose(holding, "lease of " + holding.lease() + " ran out at " + holding.expiresAt()
+                + (holding.renews ? " before a renewal was confirmed" : " (autoRenew off)"));
     }
 
     /** The grant is gone while its owner still counts on it. */
@@ -825,6 +882,9 @@ public final class CoreLockManager implements LockManager {
     }
 
     private void beforeCompletion(Holding holding) {
+        if (holding.leaseOver()) {
+            loseAtLeaseEnd(holding);
+        }
         if (holding.status() == Holding.Status.LOST) {
             // lose() may have run on a backend thread (a ZooKeeper session event), where a thread-bound
             // transaction API such as TransactionSynchronizationRegistry cannot mark it: mark it here, on its thread

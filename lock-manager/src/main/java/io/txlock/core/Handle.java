@@ -44,7 +44,7 @@ final class Handle implements LockHandle {
 
     @Override
     public boolean isValid() {
-        return !released.get() && holding.status() == Holding.Status.HELD;
+        return !released.get() && holding.isValid();
     }
 
     @Override

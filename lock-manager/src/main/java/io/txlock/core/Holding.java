@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** A grant held by one local owner, shared by all its reentrant handles. */
 final class Holding {
@@ -23,8 +24,14 @@ final class Holding {
     private Status status = Status.HELD;
     private String lostReason;
     private volatile Duration lease;
+    /** When the lease counted now started (System.nanoTime): the start of the attempt, or of the last renewal. */
+    private long leaseStartNanos;
     private volatile long expiresAtNanos;
     private volatile Instant expiresAt;
+    /** Guarded by this: renewals sent to the backend and not answered yet (background, or extend). */
+    private int renewing;
+    /** Guarded by this: when the next background renewal is due (System.nanoTime). */
+    private long renewAtNanos;
     private LeaseTimers.Due timer;
     private final List<Runnable> lostListeners = new ArrayList<>();
 
@@ -36,7 +43,7 @@ final class Holding {
         this.lease = lease;
         this.since = wallStart;
         if (limited()) {
-            leaseFrom(startNanos, wallStart, lease);
+            restartLease(startNanos, wallStart, lease);
         }
     }
 
@@ -56,10 +63,19 @@ final class Holding {
         return lease;
     }
 
-    void leaseFrom(long startNanos, Instant wallStart, Duration lease) {
+    /**
+     * Counts the lease from {@code startNanos}, a moment before the backend granted or renewed it, so that this
+     * JVM's lease never outlasts the backend's; the next background renewal is due a third of the lease from now,
+     * or sooner if the call took so long that less than two thirds remain.
+     */
+    synchronized void restartLease(long startNanos, Instant wallStart, Duration lease) {
         this.lease = lease;
+        this.leaseStartNanos = startNanos;
         this.expiresAtNanos = startNanos + lease.toNanos();
         this.expiresAt = wallStart.plus(lease);
+        long now = System.nanoTime();
+        long every = Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease.toNanos() / 3);
+        this.renewAtNanos = now + Math.min(every, Math.max(0, (expiresAtNanos - now) / 2));
     }
 
     long expiresAtNanos() {
@@ -74,8 +90,101 @@ final class Holding {
         return status;
     }
 
-    synchronized boolean isUsable() {
+    /** @return HELD or SUSPENDED, whether or not its lease ran out: not yet ended by a release or a loss */
+    synchronized boolean isLive() {
         return status == Status.HELD || status == Status.SUSPENDED;
+    }
+
+    /** @return live, and within its lease: its owner may use it (re-enter it, extend it, be shown as its holder) */
+    synchronized boolean isUsable() {
+        return isLive() && !leaseOverAt(System.nanoTime());
+    }
+
+    /**
+     * @return HELD (not SUSPENDED) and within its lease: the owner can rely on the lock now. Read under the same
+     *     monitor as {@link #renewed}, so once this saw the lease over, no late renewal makes it true again.
+     */
+    synchronized boolean isValid() {
+        return status == Status.HELD && !leaseOverAt(System.nanoTime());
+    }
+
+    /** @return whether the lease bounds this holding and has run out on this JVM's clock */
+    synchronized boolean leaseOver() {
+        return leaseOverAt(System.nanoTime());
+    }
+
+    private boolean leaseOverAt(long now) {
+        return limited() && now - expiresAtNanos >= 0;
+    }
+
+    /** A renewal (background, or an extend) is sent to the backend. */
+    synchronized void renewalStarted() {
+        renewing++;
+    }
+
+    /**
+     * Starts a background renewal unless one is under way already.
+     *
+     * @return whether the caller is to send it
+     */
+    synchronized boolean startBackgroundRenewal() {
+        if (renewing > 0) {
+            return false;
+        }
+        renewing++;
+        return true;
+    }
+
+    /** A renewal failed, or was refused: the lease runs on as it did. */
+    synchronized void renewalEnded() {
+        renewing--;
+    }
+
+    /** A background renewal failed: the next attempt is due at {@code atNanos} (at the latest when the lease ends). */
+    synchronized void renewAgainAt(long atNanos) {
+        renewAtNanos = atNanos;
+    }
+
+    /**
+     * The backend confirmed a renewal sent at {@code startNanos}. It counts only if it came while the holding was
+     * live and its lease still ran: once the lease ran out on this JVM's clock, {@link #isValid} said so and the
+     * backend may have let another owner in, so a late confirmation cannot revive it. A renewal sent before the
+     * one the lease already counts from (a slow one overtaken by an extend) adds nothing.
+     *
+     * @return true if the holding is still live and within its lease, now counted from this renewal or a later one
+     */
+    synchronized boolean renewed(long startNanos, Instant wallStart, Duration lease) {
+        renewing--;
+        if (!isLive() || leaseOverAt(System.nanoTime())) {
+            return false;
+        }
+        if (startNanos - leaseStartNanos >= 0) {
+            restartLease(startNanos, wallStart, lease);
+        }
+        return true;
+    }
+
+    /** @return renewals sent and not answered yet */
+    synchronized int renewalsUnderWay() {
+        return renewing;
+    }
+
+    /**
+     * (Re)schedules this holding's one lease timer ({@code work}): at its next background renewal; or at the end of
+     * its lease where no renewal is due (auto-renew off) or one is under way, so that a backend that stops answering
+     * without refusing cannot keep the lock valid past its lease while the call hangs.
+     */
+    synchronized void armLeaseTimer(LeaseTimers timers, Runnable work) {
+        if (!isLive()) {
+            return;
+        }
+        // a millisecond past the end, since the timers may run a task that much early: a task that finds the lease
+        // not over yet sets the timer again, and would otherwise spin through the lease's last millisecond
+        long at = expiresAtNanos + TimeUnit.MILLISECONDS.toNanos(1);
+        if (renews && renewing == 0 && renewAtNanos - expiresAtNanos < 0) {
+            at = renewAtNanos;
+        }
+        setTimer(timers.schedule(work, at - System.nanoTime()));
     }
 
     synchronized String lostReason() {
@@ -118,7 +227,7 @@ final class Holding {
         }
     }
 
-    synchronized void setTimer(LeaseTimers.Due next) {
+    private void setTimer(LeaseTimers.Due next) {
         cancelTimer();
         if (status == Status.HELD || status == Status.SUSPENDED) {
             timer = next;
