@@ -38,7 +38,7 @@ import redis.clients.jedis.UnifiedJedis;
  * the grant that wrote it (its value holds the fencing token, a grant id chosen by the client and the owner;
  * release and renewal compare grant id and owner in a Lua script, also on a master whose answer was lost). Fencing tokens come from one counter per prefix, raised in the same script as the grant, and never
  * below the server's clock in microseconds, so they keep growing when a server without persistence restarts.
- * Releases are published on a channel per lock; waiters of one JVM share one subscriber connection per node.
+ * Releases are published on a channel per lock; the waiters of one provider share one subscriber connection per node (master).
  *
  * <p>With several masters a lock is granted when a majority of them granted it within its lease, minus an
  * allowance for clock drift; the highest of their tokens is written back to that majority before the grant is

@@ -24,7 +24,7 @@ import redis.clients.jedis.Jedis;
 
 /**
  * A holder JVM killed with kill -9, on a private server: its lock is free once its lease runs out, with a higher
- * token, and the dead holder's grant can no longer release it.
+ * token, and the dead holder's grant can no longer renew or release it.
  */
 class HolderDeathTest {
 
@@ -50,7 +50,7 @@ class HolderDeathTest {
     }
 
     @Test
-    void aKilledHoldersLockIsFreeAfterItsLeaseWithAHigherTokenAndItsLateReleaseIsRefused() throws Exception {
+    void aKilledHoldersLockIsFreeAfterItsLeaseWithAHigherTokenAndItsLateRenewalAndReleaseAreRefused() throws Exception {
         String config = RedisProviderFactory.config(List.of(server.address()), PREFIX);
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), LockHolderProcess.class.getName(),
@@ -61,27 +61,44 @@ class HolderDeathTest {
             long childToken = heldToken(child);
             assertThat(locks.tryAcquire("job")).as("held by the child").isEmpty();
             assertThat(locks.inspect("job").orElseThrow().fencingToken()).isEqualTo(childToken);
-            String childsValue;
-            try (Jedis jedis = new Jedis(server.address(), SharedRedis.config())) {
-                childsValue = jedis.get(PREFIX + "lock:job");
-            }
+            String childsValue = storedValue();
+            assertThat(childsValue).as("the child's key").isNotNull();
 
             child.destroyForcibly();
             assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
             try (LockHandle next = locks.acquire("job", LockOptions.defaults().withWait(LEASE.plus(SLACK)))) {
                 assertThat(next.fencingToken()).isGreaterThan(childToken);
 
+                // the dead holder's grant, rebuilt from the token it reported and the claim its key held
                 BitSet onTheOneMaster = new BitSet();
                 onTheOneMaster.set(0);
                 RedisGrant deadGrant = new RedisGrant("job", PREFIX + "lock:job", childToken, LockValue.claimOf(childsValue),
                         onTheOneMaster);
+                String nextsValue = storedValue();
+                assertThat(nextsValue).as("the new holder's key").isNotNull().isNotEqualTo(childsValue);
+
+                assertThatThrownBy(() -> another.renew(deadGrant, LEASE)).as("the dead holder's late renewal")
+                        .isInstanceOf(LockNotHeldException.class);
+                assertThat(storedValue()).as("the key after the dead holder's refused renewal").isEqualTo(nextsValue);
+                assertThat(locks.inspect("job").orElseThrow().fencingToken()).as("still the new holder's after the refused renewal")
+                        .isEqualTo(next.fencingToken());
+
                 assertThatThrownBy(() -> another.release(deadGrant)).as("the dead holder's late release")
                         .isInstanceOf(LockNotHeldException.class);
-                assertThat(locks.inspect("job").orElseThrow().fencingToken()).as("still the new holder's")
+                assertThat(storedValue()).as("the key after the dead holder's refused release").isEqualTo(nextsValue);
+                assertThat(locks.inspect("job").orElseThrow().fencingToken()).as("still the new holder's after the refused release")
                         .isEqualTo(next.fencingToken());
+                assertThat(next.isValid()).as("the new holder's handle").isTrue();
             }
         } finally {
             child.destroyForcibly();
+        }
+    }
+
+    /** @return the value of the lock's key, read directly from the server */
+    private String storedValue() {
+        try (Jedis jedis = new Jedis(server.address(), SharedRedis.config())) {
+            return jedis.get(PREFIX + "lock:job");
         }
     }
 
