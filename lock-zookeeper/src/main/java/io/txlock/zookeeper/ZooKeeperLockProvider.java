@@ -58,6 +58,8 @@ public final class ZooKeeperLockProvider implements LockProvider {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockProvider.class);
     /** Waits longer than this (about 73 years) are waits until granted; it keeps deadline arithmetic exact. */
     private static final long FOREVER_NANOS = Long.MAX_VALUE / 4;
+    /** Creates of a waiter's node tried when ZooKeeper keeps deleting its empty parent container in between. */
+    private static final int PARENT_REAPED_RETRIES = 5;
 
     private final CuratorFramework client;
     private final String basePath;
@@ -246,13 +248,29 @@ public final class ZooKeeperLockProvider implements LockProvider {
 
     // ---- steps of an attempt
 
+    /**
+     * Creates the waiter's node. ZooKeeper may delete the empty parent container between Curator's check that it
+     * exists and the create, which then fails with NoNode although nothing is wrong: create the parent again and
+     * retry, a few times, since a node that was refused for want of its parent was never created.
+     */
     private String create(String parent, LockRequest request, Stat stat) {
-        return call("enqueue for '" + request.name() + "'", () -> client.create()
-                .storingStatIn(stat)
-                .creatingParentContainersIfNeeded()
-                .withProtection()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .forPath(ZKPaths.makePath(parent, LockNodes.NODE_NAME), LockNodes.ownerData(request.owner())));
+        String what = "enqueue for '" + request.name() + "'";
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return client.create()
+                        .storingStatIn(stat)
+                        .creatingParentContainersIfNeeded()
+                        .withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .forPath(ZKPaths.makePath(parent, LockNodes.NODE_NAME), LockNodes.ownerData(request.owner()));
+            } catch (KeeperException.NoNodeException parentReaped) {
+                if (attempt == PARENT_REAPED_RETRIES) {
+                    throw backendFailure(what + " (its parent " + parent + " vanished " + attempt + " times)", parentReaped);
+                }
+            } catch (Exception e) {
+                throw backendFailure(what, e);
+            }
+        }
     }
 
     /** Curator fills the stat only if the first create succeeded; a create found again after a lost reply has none. */
