@@ -10,6 +10,9 @@ import io.txlock.LockNotHeldException;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.LockTimeoutException;
+import io.txlock.core.LockMetrics.Acquire;
+import io.txlock.core.LockMetrics.Lost;
+import io.txlock.core.LockMetrics.Renewal;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.CallerTransaction;
 import io.txlock.spi.Grant;
@@ -24,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +64,7 @@ public final class CoreLockManager implements LockManager {
     private final ScheduledExecutorService timers;
     private final ExecutorService workers;
     private final LeaseTimers leaseTimers;
+    private final LockMetrics metrics;
     /** The calling thread as the owner of LEASE-scoped locks: made once per thread, not at every acquire. */
     private final ThreadLocal<Caller> threadCaller = ThreadLocal.withInitial(this::threadOwner);
     private volatile boolean closed;
@@ -73,7 +78,22 @@ public final class CoreLockManager implements LockManager {
      * @param host the host name written as owner
      */
     public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host) {
+        this(provider, defaults, transactions, host, LockMetrics.none());
+    }
+
+    /**
+     * Use {@link LockManager#builder(LockProvider)}.
+     *
+     * @param provider the backend
+     * @param defaults options where a call gives none
+     * @param transactions how to find the caller's transaction
+     * @param host the host name written as owner
+     * @param metrics where outcomes are reported; {@link LockMetrics#none()} for nowhere
+     */
+    public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host,
+            LockMetrics metrics) {
         this.provider = provider;
+        this.metrics = metrics;
         this.defaults = defaults;
         this.transactions = transactions;
         this.host = host;
@@ -138,24 +158,32 @@ public final class CoreLockManager implements LockManager {
             throw new IllegalStateException("acquireAsync cannot lock '" + name + "' in the caller's transaction with "
                     + provider.describe() + ": its SQL must run on the caller's thread. Use acquire(), or LockScope.LEASE");
         }
+        long called = System.nanoTime();
         NameState state = ref(name);
-        AsyncWaiter waiter = new AsyncWaiter(caller, options, state);
+        AsyncWaiter waiter = new AsyncWaiter(caller, options, state, called);
+        Handle reentry = null;
         state.mutex.lock();
         try {
             Holding reentered = state.reentrant(caller);
             if (reentered != null) {
                 waiter.settled = true;
                 unref(state);
-                return CompletableFuture.completedFuture(reenter(reentered));
+                reentry = reenter(reentered);
+            } else {
+                state.enqueue(waiter);
             }
-            state.enqueue(waiter);
         } finally {
             state.mutex.unlock();
+        }
+        if (reentry != null) {
+            metrics.acquireEnded(caller.scope(), called, Acquire.REENTERED);
+            return CompletableFuture.completedFuture(reentry);
         }
         waiter.future.whenComplete((handle, failure) -> {
             if (failure != null) {
                 waiter.abandon();
             }
+            metrics.acquireEnded(caller.scope(), called, outcome((Handle) handle, failure));
         });
         state.mutex.lock();
         try {
@@ -272,12 +300,43 @@ public final class CoreLockManager implements LockManager {
 
     // ---- acquiring
 
+    /** @return the handle, or null if not granted within the wait */
     private Handle acquireSync(String name, LockOptions options, boolean interruptible) {
         ensureOpen();
         LockNames.validate(name);
         requireOptions(options);
         Caller caller = caller(options);
-        long deadline = System.nanoTime() + waitNanos(options.waitTime());
+        long called = System.nanoTime();
+        Handle handle;
+        try {
+            handle = awaitGrant(name, options, caller, called, interruptible);
+        } catch (LockInterruptedException e) {
+            metrics.acquireEnded(caller.scope(), called, Acquire.INTERRUPTED);
+            throw e;
+        } catch (RuntimeException | Error e) {
+            metrics.acquireEnded(caller.scope(), called, Acquire.FAILED);
+            throw e;
+        }
+        metrics.acquireEnded(caller.scope(), called, outcome(handle, null));
+        return handle;
+    }
+
+    /** How an acquire that returned {@code handle} (null: not granted in time) or failed with {@code failure} ended. */
+    private static Acquire outcome(Handle handle, Throwable failure) {
+        if (failure == null) {
+            return handle == null ? Acquire.TIMEOUT : handle.reentered ? Acquire.REENTERED : Acquire.GRANTED;
+        }
+        if (failure instanceof LockTimeoutException) {
+            return Acquire.TIMEOUT;
+        }
+        if (failure instanceof CancellationException) {
+            return Acquire.CANCELLED;
+        }
+        return failure instanceof LockInterruptedException ? Acquire.INTERRUPTED : Acquire.FAILED;
+    }
+
+    private Handle awaitGrant(String name, LockOptions options, Caller caller, long called, boolean interruptible) {
+        long deadline = called + waitNanos(options.waitTime());
         NameState state = ref(name);
         boolean keepRef = false;
         boolean interrupted = false;
@@ -336,7 +395,7 @@ public final class CoreLockManager implements LockManager {
                     Holding holding = install(state, waiter, caller, options, attempt.grant(), start, wallStart, events);
                     waiter = null;
                     keepRef = true;
-                    return new Handle(this, holding);
+                    return new Handle(this, holding, false);
                 }
                 if (deadline - System.nanoTime() <= 0) {
                     return null;
@@ -379,11 +438,11 @@ public final class CoreLockManager implements LockManager {
         /** Guarded by state.mutex: the waiter's reference to the state was handed on or given back. */
         boolean settled;
 
-        AsyncWaiter(Caller caller, LockOptions options, NameState state) {
+        AsyncWaiter(Caller caller, LockOptions options, NameState state, long called) {
             super(caller);
             this.options = options;
             this.state = state;
-            this.deadline = System.nanoTime() + waitNanos(options.waitTime());
+            this.deadline = called + waitNanos(options.waitTime());
         }
 
         @Override
@@ -500,7 +559,7 @@ public final class CoreLockManager implements LockManager {
                 future.completeExceptionally(e);
                 return;
             }
-            Handle handle = new Handle(CoreLockManager.this, holding);
+            Handle handle = new Handle(CoreLockManager.this, holding, false);
             if (!future.complete(handle)) {
                 handle.close();
             }
@@ -540,7 +599,7 @@ public final class CoreLockManager implements LockManager {
 
     private Handle reenter(Holding holding) {
         holding.holds++;
-        return new Handle(this, holding);
+        return new Handle(this, holding, true);
     }
 
     private Holding install(NameState state, Waiter waiter, Caller caller, LockOptions options, Grant grant,
@@ -549,6 +608,7 @@ public final class CoreLockManager implements LockManager {
         state.mutex.lock();
         try {
             state.grant(waiter, holding);
+            metrics.holdingStarted();
         } finally {
             state.mutex.unlock();
         }
@@ -706,7 +766,9 @@ public final class CoreLockManager implements LockManager {
             }, "release '" + holding.state.name + "'");
             holding.finishRelease(Holding.Status.RELEASED, null);
         } catch (LockNotHeldException e) {
-            holding.finishRelease(Holding.Status.LOST, e.getMessage());
+            if (holding.finishRelease(Holding.Status.LOST, e.getMessage())) {
+                metrics.lost(Lost.RELEASE_REFUSED);
+            }
             throw new LockNotHeldException("lock " + holding + " was lost before release (" + e.getMessage()
                     + "): the protected work may have overlapped with another holder");
         } catch (RuntimeException e) {
@@ -723,13 +785,18 @@ public final class CoreLockManager implements LockManager {
         unref(holding.state);
     }
 
+    /** The one place where a holding ends, whether released, ended with its transaction, or lost. */
     private void detach(Holding holding) {
         NameState state = holding.state;
+        boolean freed;
         state.mutex.lock();
         try {
-            state.free(holding);
+            freed = state.free(holding);
         } finally {
             state.mutex.unlock();
+        }
+        if (freed) {
+            metrics.holdingEnded(holding.scope(), holding.grantedNanos);
         }
     }
 
@@ -764,14 +831,11 @@ public final class CoreLockManager implements LockManager {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
         try {
-            callProvider(() -> {
-                provider.renew(holding.grant, lease);
-                return null;
-            }, "renew '" + holding.state.name + "'");
+            renewInBackend(holding, lease, "renew '" + holding.state.name + "'");
         } catch (Throwable e) {
             holding.renewalEnded();
             if (e instanceof LockNotHeldException) {
-                lose(holding, "renewal refused: " + e.getMessage());
+                lose(holding, Lost.RENEWAL_REFUSED, "renewal refused: " + e.getMessage());
             }
             throw e;
         }
@@ -793,11 +857,25 @@ public final class CoreLockManager implements LockManager {
     private void confirmLateGrant(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
-        callProvider(() -> {
-            provider.renew(holding.grant, lease);
-            return null;
-        }, "renew '" + holding.state.name + "' after a wait longer than its lease");
+        renewInBackend(holding, lease, "renew '" + holding.state.name + "' after a wait longer than its lease");
         holding.restartLease(start, wallStart, lease);
+    }
+
+    /** The one call of {@link LockProvider#renew}, counted by its outcome. */
+    private void renewInBackend(Holding holding, Duration lease, String what) {
+        try {
+            callProvider(() -> {
+                provider.renew(holding.grant, lease);
+                return null;
+            }, what);
+        } catch (LockNotHeldException e) {
+            metrics.renewal(Renewal.REFUSED);
+            throw e;
+        } catch (RuntimeException e) {
+            metrics.renewal(Renewal.FAILED);
+            throw e;
+        }
+        metrics.renewal(Renewal.OK);
     }
 
     /** (Re)schedules the holding's one lease timer; see {@link Holding#armLeaseTimer}. */
@@ -837,7 +915,7 @@ public final class CoreLockManager implements LockManager {
             long now = System.nanoTime();
             long left = holding.expiresAtNanos() - now;
             if (left <= 0) {
-                lose(holding, "backend unreachable until the lease ran out: " + e.getMessage());
+                lose(holding, Lost.BACKEND_UNREACHABLE, "backend unreachable until the lease ran out: " + e.getMessage());
             } else {
                 log.warn("renewing {} failed, retrying within its lease: {}", holding, e.toString());
                 holding.renewAgainAt(now + Math.min(left, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
@@ -849,15 +927,16 @@ public final class CoreLockManager implements LockManager {
 
     /** The lease ran out on this JVM's clock with no renewal confirmed in time: the lock is lost. */
     private void loseAtLeaseEnd(Holding holding) {
-        lose(holding, "lease of " + holding.lease() + " ran out at " + holding.expiresAt()
+        lose(holding, Lost.LEASE_EXPIRED, "lease of " + holding.lease() + " ran out at " + holding.expiresAt()
                 + (holding.renews ? " before a renewal was confirmed" : " (autoRenew off)"));
     }
 
     /** The grant is gone while its owner still counts on it. */
-    void lose(Holding holding, String reason) {
+    void lose(Holding holding, Lost cause, String reason) {
         if (!holding.end(Holding.Status.LOST, reason)) {
             return;
         }
+        metrics.lost(cause);
         log.warn("lock {} lost: {}", holding, reason);
         free(holding);
         if (holding.caller.transaction() != null) {
@@ -975,7 +1054,7 @@ public final class CoreLockManager implements LockManager {
 
     private NameState ref(String name) {
         return states.compute(name, (k, state) -> {
-            NameState s = state != null ? state : new NameState(k);
+            NameState s = state != null ? state : new NameState(k, metrics);
             s.refs++;
             return s;
         });

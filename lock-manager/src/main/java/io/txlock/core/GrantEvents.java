@@ -22,7 +22,7 @@ final class GrantEvents implements GrantListener {
             suspended = suspendedEarly;
         }
         if (lost != null) {
-            manager.lose(h, lost);
+            manager.lose(h, LockMetrics.Lost.BACKEND_REPORTED, lost);
         } else if (suspended) {
             h.suspend();
         }
@@ -64,6 +64,6 @@ final class GrantEvents implements GrantListener {
                 return;
             }
         }
-        manager.lose(h, reason);
+        manager.lose(h, LockMetrics.Lost.BACKEND_REPORTED, reason);
     }
 }

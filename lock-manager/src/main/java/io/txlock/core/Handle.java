@@ -11,10 +11,13 @@ final class Handle implements LockHandle {
     private final CoreLockManager manager;
     final Holding holding;
     final AtomicBoolean released = new AtomicBoolean();
+    /** This acquire re-entered a holding of the same owner, instead of being granted by the backend. */
+    final boolean reentered;
 
-    Handle(CoreLockManager manager, Holding holding) {
+    Handle(CoreLockManager manager, Holding holding, boolean reentered) {
         this.manager = manager;
         this.holding = holding;
+        this.reentered = reentered;
     }
 
     @Override

@@ -19,6 +19,8 @@ final class Holding {
     final boolean renews;
     /** When the grant was made, on this JVM's clock. */
     final Instant since;
+    /** When the grant was handed to this holding (System.nanoTime), for how long it was held. */
+    final long grantedNanos = System.nanoTime();
     /** Guarded by state.mutex. */
     int holds = 1;
     private Status status = Status.HELD;

@@ -11,6 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class NameState {
     final String name;
     final ReentrantLock mutex = new ReentrantLock();
+    private final LockMetrics metrics;
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
     /** Guarded by mutex. */
     Holding holding;
@@ -21,8 +22,9 @@ final class NameState {
     /** Guarded by the manager's map: holders and waiters that keep this state alive. */
     int refs;
 
-    NameState(String name) {
+    NameState(String name, LockMetrics metrics) {
         this.name = name;
+        this.metrics = metrics;
     }
 
     boolean isTurnOf(Waiter w) {
@@ -31,12 +33,15 @@ final class NameState {
 
     void enqueue(Waiter w) {
         queue.addLast(w);
+        metrics.waiting(1);
     }
 
     /** Removes a waiter that gave up or was granted; wakes the next one if it was first. */
     void leave(Waiter w) {
         boolean wasFirst = queue.peekFirst() == w;
-        queue.remove(w);
+        if (queue.remove(w)) {
+            metrics.waiting(-1);
+        }
         if (wasFirst) {
             wakeHead();
         }
@@ -68,15 +73,20 @@ final class NameState {
     }
 
     void grant(Waiter w, Holding h) {
-        queue.remove(w);
+        if (queue.remove(w)) {
+            metrics.waiting(-1);
+        }
         holding = h;
     }
 
-    void free(Holding h) {
+    /** @return whether {@code h} was the local holding, now freed */
+    boolean free(Holding h) {
         if (holding == h) {
             holding = null;
             wakeHead();
+            return true;
         }
+        return false;
     }
 
     /** Keeps {@code s} unless a subscription exists; returns the one the caller must close, or null. */
