@@ -3,7 +3,6 @@ package io.txlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
@@ -11,9 +10,8 @@ import io.txlock.LockNotHeldException;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
-import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
-import io.txlock.jdbc.JdbcLockSchema;
+import io.txlock.jdbc.TestDatabase;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
@@ -27,7 +25,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -70,12 +67,7 @@ class LeaseEndTest {
 
     @BeforeEach
     void startH2() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:h2:mem:hanging_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
-        config.setUsername("sa");
-        config.setMaximumPoolSize(8);
-        h2 = new HikariDataSource(config);
-        JdbcLockSchema.create(h2, JdbcDialect.H2, "method_lock");
+        h2 = TestDatabase.inMemoryH2("hanging", 8);
     }
 
     @AfterEach

@@ -3,7 +3,6 @@ package io.txlock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tag;
@@ -18,9 +17,8 @@ import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.LockTimeoutException;
 import io.txlock.Strategy;
-import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
-import io.txlock.jdbc.JdbcLockSchema;
+import io.txlock.jdbc.TestDatabase;
 import io.txlock.jdbc.JdbcTransactions;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.TransactionSupport;
@@ -35,7 +33,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -82,12 +79,7 @@ class LockMetricsTest {
 
     @BeforeEach
     void startH2() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:h2:mem:metrics_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
-        config.setUsername("sa");
-        config.setMaximumPoolSize(8);
-        h2 = new HikariDataSource(config);
-        JdbcLockSchema.create(h2, JdbcDialect.H2, "method_lock");
+        h2 = TestDatabase.inMemoryH2("metrics", 8);
     }
 
     @AfterEach

@@ -2,20 +2,17 @@ package io.txlock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
-import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
-import io.txlock.jdbc.JdbcLockSchema;
+import io.txlock.jdbc.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,12 +26,7 @@ class ManyLocksTest {
 
     @Test
     void aHundredThousandLocksHeldAtOnceLeaveNoBookkeepingBehind() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:h2:mem:many_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
-        config.setUsername("sa");
-        config.setMaximumPoolSize(2);
-        try (HikariDataSource ds = new HikariDataSource(config)) {
-            JdbcLockSchema.create(ds, JdbcDialect.H2, "method_lock");
+        try (HikariDataSource ds = TestDatabase.inMemoryH2("many", 2)) {
             LockOptions lease = LockOptions.defaults().withScope(LockScope.LEASE).withLease(Duration.ofMinutes(10));
             try (LockManager locks = LockManager.builder(JdbcLockProvider.builder(ds).strategy(Strategy.UNIQUE_INSERT)
                     .reaperPeriod(Duration.ZERO).build()).build()) {

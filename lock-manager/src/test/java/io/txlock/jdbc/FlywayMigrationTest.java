@@ -24,25 +24,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class FlywayMigrationTest {
 
-    /** A dialect's scripts and the server they run on. */
-    enum Script {
-        H2(TestDatabase.Kind.H2, JdbcDialect.H2),
-        POSTGRESQL(TestDatabase.Kind.POSTGRESQL, JdbcDialect.POSTGRESQL),
-        MARIADB(TestDatabase.Kind.MARIADB, JdbcDialect.MARIADB),
-        MYSQL_ON_MARIADB(TestDatabase.Kind.MARIADB, JdbcDialect.MYSQL);
-
-        final TestDatabase.Kind kind;
-        final JdbcDialect dialect;
-
-        Script(TestDatabase.Kind kind, JdbcDialect dialect) {
-            this.kind = kind;
-            this.dialect = dialect;
-        }
-    }
-
     @ParameterizedTest
-    @EnumSource(Script.class)
-    void flywayAppliesTheShippedScriptAndTheProviderLocksOnItsTable(Script script) {
+    @EnumSource(ShippedScript.class)
+    void flywayAppliesTheShippedScriptAndTheProviderLocksOnItsTable(ShippedScript script) {
         try (TestDatabase db = TestDatabase.create(script.kind)) {
             assertThatThrownBy(() -> provider(db, script, Strategy.SELECT_FOR_UPDATE))
                     .as("the provider's table check before the migration")
@@ -71,7 +55,7 @@ class FlywayMigrationTest {
     }
 
     /** Builds two providers on the migrated table (each checks it), and takes a lock that the other node sees held. */
-    private static void assertGrants(TestDatabase db, Script script, Strategy strategy) {
+    private static void assertGrants(TestDatabase db, ShippedScript script, Strategy strategy) {
         String name = "flyway-" + strategy;
         LockOptions lease = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(10));
         try (LockManager node = LockManager.builder(provider(db, script, strategy)).build();
@@ -89,7 +73,7 @@ class FlywayMigrationTest {
         }
     }
 
-    private static JdbcLockProvider provider(TestDatabase db, Script script, Strategy strategy) {
+    private static JdbcLockProvider provider(TestDatabase db, ShippedScript script, Strategy strategy) {
         return JdbcLockProvider.builder(db.dataSource()).dialect(script.dialect).strategy(strategy)
                 .reaperPeriod(Duration.ZERO).build();
     }

@@ -186,6 +186,21 @@ public final class TestDatabase implements AutoCloseable {
         lastInnoDbRead = System.nanoTime();
     }
 
+    /**
+     * @param prefix names the database, for thread dumps and logs
+     * @param poolSize the pool's size
+     * @return a pool over a fresh in-memory H2 database of this JVM alone, with the lock table {@code method_lock}
+     */
+    public static HikariDataSource inMemoryH2(String prefix, int poolSize) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl("jdbc:h2:mem:" + prefix + "_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
+        config.setUsername("sa");
+        config.setMaximumPoolSize(poolSize);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        JdbcLockSchema.create(dataSource, JdbcDialect.H2, "method_lock");
+        return dataSource;
+    }
+
     static HikariDataSource pool(String url, String user, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txlock.entity.MethodLock;
-import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockSchema;
+import io.txlock.jdbc.ShippedScript;
 import io.txlock.jdbc.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
@@ -37,28 +37,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MethodLockSchemaValidationTest {
 
-    /** A shipped script and the server it runs on. */
-    enum Script {
-        H2(TestDatabase.Kind.H2, JdbcDialect.H2),
-        POSTGRESQL(TestDatabase.Kind.POSTGRESQL, JdbcDialect.POSTGRESQL),
-        MARIADB(TestDatabase.Kind.MARIADB, JdbcDialect.MARIADB),
-        MYSQL_ON_MARIADB(TestDatabase.Kind.MARIADB, JdbcDialect.MYSQL);
-
-        final TestDatabase.Kind kind;
-        final JdbcDialect dialect;
-
-        Script(TestDatabase.Kind kind, JdbcDialect dialect) {
-            this.kind = kind;
-            this.dialect = dialect;
-        }
-    }
-
-    private final Map<Script, TestDatabase> databases = new EnumMap<>(Script.class);
+    private final Map<ShippedScript, TestDatabase> databases = new EnumMap<>(ShippedScript.class);
     private TestDatabase current;
 
     @BeforeAll
     void startDatabases() {
-        for (Script script : Script.values()) {
+        for (ShippedScript script : ShippedScript.values()) {
             databases.put(script, TestDatabase.create(script.kind));
         }
     }
@@ -79,8 +63,8 @@ class MethodLockSchemaValidationTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Script.class)
-    void hibernateAcceptsTheShippedDdl(Script script) {
+    @EnumSource(ShippedScript.class)
+    void hibernateAcceptsTheShippedDdl(ShippedScript script) {
         createTable(script, UnaryOperator.identity());
 
         try (EntityManagerFactory emf = validate(current)) {
@@ -89,8 +73,8 @@ class MethodLockSchemaValidationTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Script.class)
-    void validationFailsWhenAColumnIsMissing(Script script) {
+    @EnumSource(ShippedScript.class)
+    void validationFailsWhenAColumnIsMissing(ShippedScript script) {
         createTable(script, ddl -> ddl.replaceAll("(?m)^\\s*updated_at .*\\n", ""));
 
         assertThatThrownBy(() -> validate(current).close())
@@ -98,8 +82,8 @@ class MethodLockSchemaValidationTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Script.class)
-    void validationFailsWhenAColumnHasAnotherType(Script script) {
+    @EnumSource(ShippedScript.class)
+    void validationFailsWhenAColumnHasAnotherType(ShippedScript script) {
         createTable(script, ddl -> ddl.replaceAll("(?m)^(\\s*version\\s+)BIGINT", "$1VARCHAR(20)"));
 
         assertThatThrownBy(() -> validate(current).close())
@@ -113,24 +97,24 @@ class MethodLockSchemaValidationTest {
      * checked against the database's metadata here.
      */
     @ParameterizedTest
-    @EnumSource(Script.class)
-    void theTimestampColumnsKeepTheirTimeZoneAndMicroseconds(Script script) throws SQLException {
+    @EnumSource(ShippedScript.class)
+    void theTimestampColumnsKeepTheirTimeZoneAndMicroseconds(ShippedScript script) throws SQLException {
         createTable(script, UnaryOperator.identity());
 
         assertInstantColumns(current);
     }
 
     @ParameterizedTest
-    @EnumSource(value = Script.class, names = {"H2", "POSTGRESQL"})
-    void aTimestampThatLostItsTimeZoneIsCaught(Script script) {
+    @EnumSource(value = ShippedScript.class, names = {"H2", "POSTGRESQL"})
+    void aTimestampThatLostItsTimeZoneIsCaught(ShippedScript script) {
         createTable(script, ddl -> ddl.replaceAll("(?m)^(\\s*expires_at\\s+TIMESTAMP\\(6\\)) WITH TIME ZONE", "$1"));
 
         assertThatThrownBy(() -> assertInstantColumns(current)).hasMessageContaining("expires_at");
     }
 
     @ParameterizedTest
-    @EnumSource(Script.class)
-    void aTimestampThatLostItsMicrosecondsIsCaught(Script script) {
+    @EnumSource(ShippedScript.class)
+    void aTimestampThatLostItsMicrosecondsIsCaught(ShippedScript script) {
         createTable(script, ddl -> ddl.replaceAll("(?m)^(\\s*acquired_at\\s+(TIMESTAMP|DATETIME))\\(6\\)", "$1(0)"));
 
         assertThatThrownBy(() -> assertInstantColumns(current)).hasMessageContaining("acquired_at");
@@ -161,7 +145,7 @@ class MethodLockSchemaValidationTest {
     }
 
     /** Creates {@code method_lock} from the shipped script, on its server, with the table's DDL edited. */
-    private void createTable(Script script, UnaryOperator<String> editCreateTable) {
+    private void createTable(ShippedScript script, UnaryOperator<String> editCreateTable) {
         current = databases.get(script);
         List<String> statements = JdbcLockSchema.statements(script.dialect, "method_lock");
         for (String sql : statements) {
