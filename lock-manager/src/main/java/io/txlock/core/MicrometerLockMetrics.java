@@ -58,21 +58,23 @@ public final class MicrometerLockMetrics implements LockMetrics {
                     .tags(scoped)
                     .register(registry);
         }
-        lost = new Counter[Lost.values().length];
-        for (Lost reason : Lost.values()) {
-            lost[reason.ordinal()] = Counter.builder("txlock.lost")
-                    .description("Locks lost while held")
-                    .tags(common.and("reason", reason.name().toLowerCase(Locale.ROOT)))
-                    .register(registry);
-        }
-        renewals = new Counter[Renewal.values().length];
-        for (Renewal outcome : Renewal.values()) {
-            renewals[outcome.ordinal()] = Counter.builder("txlock.renewals")
-                    .description("Lease renewals answered by the backend")
-                    .tags(common.and("outcome", outcome.name().toLowerCase(Locale.ROOT)))
-                    .register(registry);
-        }
+        lost = counters(registry, "txlock.lost", "Locks lost while held", common, "reason", Lost.values());
+        renewals = counters(registry, "txlock.renewals", "Lease renewals answered by the backend", common, "outcome",
+                Renewal.values());
         levels = levels(registry, common);
+    }
+
+    /** @return one counter per value of an enum, tagged {@code key} = the value in lower case, indexed by ordinal */
+    private static Counter[] counters(MeterRegistry registry, String name, String description, Tags common, String key,
+            Enum<?>[] values) {
+        Counter[] counters = new Counter[values.length];
+        for (Enum<?> value : values) {
+            counters[value.ordinal()] = Counter.builder(name)
+                    .description(description)
+                    .tags(common.and(key, value.name().toLowerCase(Locale.ROOT)))
+                    .register(registry);
+        }
+        return counters;
     }
 
     /**
