@@ -182,6 +182,14 @@ public final class LockBench implements Callable<Integer> {
             throw new IllegalArgumentException("--jdbc-url, --user and --password need exactly one JDBC backend in --backend"
                     + " (got " + jdbcKinds + "); run one backend at a time with its own URL");
         }
+        if (redis != null && !kinds.contains(BackendKind.REDIS)) {
+            throw new IllegalArgumentException("--redis names the Redis master of the redis backend: add redis to --backend"
+                    + " or leave --redis out");
+        }
+        if (zookeeper != null && !kinds.contains(BackendKind.ZOOKEEPER)) {
+            throw new IllegalArgumentException("--zookeeper names the ensemble of the zookeeper backend: add zookeeper to"
+                    + " --backend or leave --zookeeper out");
+        }
         for (BackendKind kind : kinds) {
             BackendSpec spec = kind.isJdbc() ? new BackendSpec(kind, jdbcUrl, user, password == null ? "" : password, null, false)
                     : BackendSpec.defaults(kind);

@@ -60,6 +60,14 @@ class LockBenchOptionsTest {
     }
 
     @Test
+    void refusesAnAddressForABackendThatDoesNotRun() {
+        assertThat(run("--redis", "10.0.0.5:6379")).isEqualTo(2);
+        assertThat(run("--backend", "postgresql,redis", "--zookeeper", "zk1:2181")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("add redis to --backend")
+                .contains("add zookeeper to --backend");
+    }
+
+    @Test
     void namesTheValidChoicesOfABadBackendStrategyOrScenario() {
         assertThat(run("--backend", "oracle")).isEqualTo(2);
         assertThat(run("--strategy", "PESSIMISTIC")).isEqualTo(2);
