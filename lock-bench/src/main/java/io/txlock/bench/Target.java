@@ -89,7 +89,7 @@ public record Target(String what, double value, double target, boolean atLeast, 
         return verdict() == Verdict.MISSED || verdict() == Verdict.NOT_MEASURED;
     }
 
-    /** @return e.g. "0.42x (target >= 0.9x: MISSED)", "not measured (target <= 2.0x: MISSED)", "0 (target <= 0: met)" */
+    /** @return e.g. {@code "0.42x (target >= 0.9x: MISSED)"}, {@code "not measured (target <= 2.0x: MISSED)"}, {@code "0 (target <= 0: met)"} */
     public String describe() {
         String verdict = missed() ? "MISSED" : verdict().label();
         return String.format(Locale.ROOT, "%s (target %s %s: %s)", formatValue(), atLeast ? ">=" : "<=", formatTarget(), verdict);

@@ -21,6 +21,7 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -216,11 +217,12 @@ public final class RedisLockProvider implements LockProvider {
                 () -> RedisClient.builder().hostAndPort(master).clientConfig(config).build(), true);
     }
 
+    @SuppressWarnings("deprecation") // JedisCluster is named only to refuse it, as RedisClusterClient that replaces it
     private static NodeSpec nodeOf(UnifiedJedis client, int number) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
-        if (client instanceof JedisCluster) {
+        if (client instanceof JedisCluster || client instanceof RedisClusterClient) {
             throw new IllegalArgumentException("Redis Cluster is not supported: a lock's scripts use keys of several slots."
                     + " Pass a client of a standalone master, or use quorum(…) over independent masters");
         }
