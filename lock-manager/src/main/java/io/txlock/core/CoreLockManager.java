@@ -76,18 +76,6 @@ public final class CoreLockManager implements LockManager {
      * @param defaults options where a call gives none
      * @param transactions how to find the caller's transaction
      * @param host the host name written as owner
-     */
-    public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host) {
-        this(provider, defaults, transactions, host, LockMetrics.none());
-    }
-
-    /**
-     * Use {@link LockManager#builder(LockProvider)}.
-     *
-     * @param provider the backend
-     * @param defaults options where a call gives none
-     * @param transactions how to find the caller's transaction
-     * @param host the host name written as owner
      * @param metrics where outcomes are reported; {@link LockMetrics#none()} for nowhere
      */
     public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host,
@@ -730,9 +718,7 @@ public final class CoreLockManager implements LockManager {
 
     /** @param closing the handle is being closed: a lock its transaction already released needs nothing more */
     private void releaseOne(Holding holding, boolean closing) {
-        if (holding.leaseOver()) {
-            loseAtLeaseEnd(holding);
-        }
+        loseIfLeaseOver(holding);
         boolean last;
         holding.state.mutex.lock();
         try {
@@ -804,9 +790,7 @@ public final class CoreLockManager implements LockManager {
         if (lease == null || lease.compareTo(Duration.ofMillis(1)) < 0) {
             throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
         }
-        if (holding.leaseOver()) {
-            loseAtLeaseEnd(holding);
-        }
+        loseIfLeaseOver(holding);
         if (!holding.isUsable()) {
             throw new LockNotHeldException("cannot extend lock " + holding + ": " + holding.status()
                     + (holding.lostReason() != null ? " (" + holding.lostReason() + ")" : ""));
@@ -840,9 +824,7 @@ public final class CoreLockManager implements LockManager {
             throw e;
         }
         if (!holding.renewed(start, wallStart, lease)) {
-            if (holding.leaseOver()) {
-                loseAtLeaseEnd(holding);
-            }
+            loseIfLeaseOver(holding);
             throw new LockNotHeldException("lock " + holding + " is no longer held (" + holding.status()
                     + (holding.lostReason() != null ? ": " + holding.lostReason() : "")
                     + "): the backend confirmed the renewal only after the lease had run out on this JVM's clock, or after the lock had ended");
@@ -894,9 +876,10 @@ public final class CoreLockManager implements LockManager {
         if (!holding.isLive()) {
             return;
         }
-        if (holding.leaseOver()) {
-            loseAtLeaseEnd(holding);
-        } else if (holding.renews && holding.startBackgroundRenewal()) {
+        if (loseIfLeaseOver(holding)) {
+            return;
+        }
+        if (holding.renews && holding.startBackgroundRenewal()) {
             renewInBackground(holding);
         } else {
             armLeaseTimer(holding);
@@ -925,10 +908,18 @@ public final class CoreLockManager implements LockManager {
         }
     }
 
-    /** The lease ran out on this JVM's clock with no renewal confirmed in time: the lock is lost. */
-    private void loseAtLeaseEnd(Holding holding) {
+    /**
+     * Loses the holding if its lease ran out on this JVM's clock with no renewal confirmed in time.
+     *
+     * @return whether the lease had run out
+     */
+    private boolean loseIfLeaseOver(Holding holding) {
+        if (!holding.leaseOver()) {
+            return false;
+        }
         lose(holding, Lost.LEASE_EXPIRED, "lease of " + holding.lease() + " ran out at " + holding.expiresAt()
                 + (holding.renews ? " before a renewal was confirmed" : " (autoRenew off)"));
+        return true;
     }
 
     /** The grant is gone while its owner still counts on it. */
@@ -961,9 +952,7 @@ public final class CoreLockManager implements LockManager {
     }
 
     private void beforeCompletion(Holding holding) {
-        if (holding.leaseOver()) {
-            loseAtLeaseEnd(holding);
-        }
+        loseIfLeaseOver(holding);
         if (holding.status() == Holding.Status.LOST) {
             // lose() may have run on a backend thread (a ZooKeeper session event), where a thread-bound
             // transaction API such as TransactionSynchronizationRegistry cannot mark it: mark it here, on its thread
