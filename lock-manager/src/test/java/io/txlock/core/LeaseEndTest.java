@@ -9,15 +9,12 @@ import io.txlock.LockManager;
 import io.txlock.LockNotHeldException;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
-import io.txlock.Strategy;
-import io.txlock.jdbc.JdbcLockProvider;
 import io.txlock.jdbc.TestDatabase;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
-import io.txlock.testkit.FileLockProvider;
 import io.txlock.testkit.ForwardingProvider;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,8 +53,6 @@ class LeaseEndTest {
     /** How late a poll may notice what happened on a loaded machine. */
     private static final Duration SLACK = Duration.ofSeconds(1);
 
-    enum Backend { H2_OPTIMISTIC_VERSION, LOCK_FILES }
-
     @TempDir
     Path dir;
 
@@ -78,18 +73,19 @@ class LeaseEndTest {
         h2.close();
     }
 
-    private Supplier<LockProvider> providers(Backend backend) {
-        return switch (backend) {
-            case H2_OPTIMISTIC_VERSION -> () -> JdbcLockProvider.builder(h2).strategy(Strategy.OPTIMISTIC_VERSION)
-                    .reaperPeriod(Duration.ZERO).build();
-            case LOCK_FILES -> () -> new FileLockProvider(dir);
-        };
+    private Supplier<LockProvider> providers(CoreBackend backend) {
+        return backend.providers(h2, dir);
     }
 
     private LockManager manager(LockProvider provider) {
         LockManager manager = LockManager.builder(provider).transactions(TransactionSupport.none()).build();
         managers.add(manager);
         return manager;
+    }
+
+    private static void awaitFirstRenewalSent(HangingRenewals renewals, String name) {
+        Awaitility.await("first renewal of '" + name + "' sent").atMost(PATIENCE).pollInterval(Duration.ofMillis(5))
+                .until(() -> renewals.sent.get() >= 1);
     }
 
     private HangingRenewals hangingRenewals(LockProvider provider) {
@@ -99,8 +95,8 @@ class LeaseEndTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Backend.class)
-    void aRenewalThatHangsPastTheLeaseLosesTheLockWhenTheLeaseEnds(Backend backend) throws Exception {
+    @EnumSource(CoreBackend.class)
+    void aRenewalThatHangsPastTheLeaseLosesTheLockWhenTheLeaseEnds(CoreBackend backend) throws Exception {
         String name = "hanging-renewal";
         Duration lease = Duration.ofMillis(1500);
         Supplier<LockProvider> providers = providers(backend);
@@ -112,8 +108,7 @@ class LeaseEndTest {
         Instant expiresAt = held.expiresAt();
         CountDownLatch lost = new CountDownLatch(1);
         held.onLost(lost::countDown);
-        Awaitility.await("first renewal of '" + name + "' sent").atMost(PATIENCE).pollInterval(Duration.ofMillis(5))
-                .until(() -> renewals.sent.get() >= 1);
+        awaitFirstRenewalSent(renewals, name);
 
         Awaitility.await("handle invalid by the end of its lease (" + expiresAt + ") while its renewal hangs")
                 .atMost(Duration.between(Instant.now(), expiresAt).plus(SLACK)).pollInterval(Duration.ofMillis(10))
@@ -147,8 +142,8 @@ class LeaseEndTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Backend.class)
-    void aSlowRenewalAnsweredWithinTheLeaseKeepsTheLock(Backend backend) {
+    @EnumSource(CoreBackend.class)
+    void aSlowRenewalAnsweredWithinTheLeaseKeepsTheLock(CoreBackend backend) {
         String name = "slow-renewal";
         Duration lease = Duration.ofSeconds(4);
         Supplier<LockProvider> providers = providers(backend);
@@ -158,8 +153,7 @@ class LeaseEndTest {
 
         LockHandle held = holderNode.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease));
         Instant firstExpiry = held.expiresAt();
-        Awaitility.await("first renewal of '" + name + "' sent").atMost(PATIENCE).pollInterval(Duration.ofMillis(5))
-                .until(() -> renewals.sent.get() >= 1);
+        awaitFirstRenewalSent(renewals, name);
         renewals.answer.countDown();
         Holding holding = ((Handle) held).holding;
         Awaitility.await("the renewal answered and handled").atMost(PATIENCE)
@@ -179,8 +173,8 @@ class LeaseEndTest {
      * acquiring thread, before it hands out a valid handle.
      */
     @ParameterizedTest
-    @EnumSource(Backend.class)
-    void aGrantThatCameAfterAWaitLongerThanTheLeaseIsRenewedBeforeItIsHandedOut(Backend backend) {
+    @EnumSource(CoreBackend.class)
+    void aGrantThatCameAfterAWaitLongerThanTheLeaseIsRenewedBeforeItIsHandedOut(CoreBackend backend) {
         String name = "late-grant";
         Duration lease = Duration.ofSeconds(1);
         Supplier<LockProvider> providers = providers(backend);

@@ -22,7 +22,6 @@ import io.txlock.jdbc.TestDatabase;
 import io.txlock.jdbc.JdbcTransactions;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.TransactionSupport;
-import io.txlock.testkit.FileLockProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,16 +58,6 @@ class LockMetricsTest {
     private static final Duration PATIENCE = Duration.ofSeconds(30);
     private static final LockOptions LEASE = LockOptions.defaults().withScope(LockScope.LEASE).withWait(PATIENCE);
 
-    enum Backend {
-        H2_OPTIMISTIC_VERSION("jdbc"), LOCK_FILES("file");
-
-        final String kind;
-
-        Backend(String kind) {
-            this.kind = kind;
-        }
-    }
-
     @TempDir
     Path dir;
 
@@ -94,12 +83,8 @@ class LockMetricsTest {
         registry.close();
     }
 
-    private Supplier<LockProvider> providers(Backend backend) {
-        return switch (backend) {
-            case H2_OPTIMISTIC_VERSION -> () -> JdbcLockProvider.builder(h2).strategy(Strategy.OPTIMISTIC_VERSION)
-                    .reaperPeriod(Duration.ZERO).build();
-            case LOCK_FILES -> () -> new FileLockProvider(dir);
-        };
+    private Supplier<LockProvider> providers(CoreBackend backend) {
+        return backend.providers(h2, dir);
     }
 
     /** A manager that records its metrics in {@link #registry}. */
@@ -118,8 +103,8 @@ class LockMetricsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Backend.class)
-    void grantsReentriesAndTimeoutsAreTimedAndTheHeldGaugeReturnsToZero(Backend backend) {
+    @EnumSource(CoreBackend.class)
+    void grantsReentriesAndTimeoutsAreTimedAndTheHeldGaugeReturnsToZero(CoreBackend backend) {
         Supplier<LockProvider> providers = providers(backend);
         LockManager locks = measured(providers.get());
         LockManager otherNode = other(providers.get());
@@ -161,8 +146,8 @@ class LockMetricsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Backend.class)
-    void callersWaitingLocallyAreCountedUntilGrantedCancelledOrInterrupted(Backend backend) throws Exception {
+    @EnumSource(CoreBackend.class)
+    void callersWaitingLocallyAreCountedUntilGrantedCancelledOrInterrupted(CoreBackend backend) throws Exception {
         String name = "contended";
         Supplier<LockProvider> providers = providers(backend);
         LockManager locks = measured(providers.get());
@@ -212,8 +197,8 @@ class LockMetricsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Backend.class)
-    void renewalsAreCountedAndALeaseThatRunsOutIsCountedLost(Backend backend) {
+    @EnumSource(CoreBackend.class)
+    void renewalsAreCountedAndALeaseThatRunsOutIsCountedLost(CoreBackend backend) {
         Supplier<LockProvider> providers = providers(backend);
         LockManager locks = measured(providers.get());
 
@@ -234,8 +219,8 @@ class LockMetricsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Backend.class)
-    void aRenewalTheBackendRefusesIsCountedAndTheLockLost(Backend backend) throws Exception {
+    @EnumSource(CoreBackend.class)
+    void aRenewalTheBackendRefusesIsCountedAndTheLockLost(CoreBackend backend) throws Exception {
         String name = "taken-away";
         Supplier<LockProvider> providers = providers(backend);
         LockManager locks = measured(providers.get());
@@ -284,7 +269,7 @@ class LockMetricsTest {
 
     @Test
     void aBackendFailureIsCountedFailedNotTimedOut() {
-        LockManager locks = measured(providers(Backend.H2_OPTIMISTIC_VERSION).get());
+        LockManager locks = measured(providers(CoreBackend.H2_OPTIMISTIC_VERSION).get());
         locks.acquire("before", LEASE).release();
         h2.close();
         assertThatThrownBy(() -> locks.acquire("after", LEASE)).isInstanceOf(LockBackendException.class);
@@ -296,7 +281,7 @@ class LockMetricsTest {
 
     @Test
     void managersSharingARegistryAddUpInTheGaugesAndTheirOwnTagsSetThemApart() {
-        Supplier<LockProvider> providers = providers(Backend.LOCK_FILES);
+        Supplier<LockProvider> providers = providers(CoreBackend.LOCK_FILES);
         LockManager one = measured(providers.get());
         LockManager two = measured(providers.get());
         LockManager tagged = keep(LockManager.builder(providers.get()).transactions(TransactionSupport.none())
@@ -316,7 +301,7 @@ class LockMetricsTest {
     }
 
     /** Someone else takes the lock behind its holder's back, in the backend itself. */
-    private void takeAway(Backend backend, String name) throws SQLException, IOException {
+    private void takeAway(CoreBackend backend, String name) throws SQLException, IOException {
         switch (backend) {
             case H2_OPTIMISTIC_VERSION -> {
                 try (Connection c = h2.getConnection();
