@@ -192,11 +192,8 @@ public final class TestDatabase implements AutoCloseable {
      * @return a pool over a fresh in-memory H2 database of this JVM alone, with the lock table {@code method_lock}
      */
     public static HikariDataSource inMemoryH2(String prefix, int poolSize) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:h2:mem:" + prefix + "_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
-        config.setUsername("sa");
-        config.setMaximumPoolSize(poolSize);
-        HikariDataSource dataSource = new HikariDataSource(config);
+        HikariDataSource dataSource = pool("jdbc:h2:mem:" + prefix + "_" + UUID.randomUUID().toString().replace("-", "")
+                + ";DB_CLOSE_DELAY=-1", "sa", poolSize);
         JdbcLockSchema.create(dataSource, JdbcDialect.H2, "method_lock");
         return dataSource;
     }
