@@ -13,6 +13,12 @@ import java.util.Objects;
  */
 public final class LockOptions {
 
+    /**
+     * The longest lease, a year: longer ones are refused, since the backends count leases in milliseconds of their
+     * own clock and a lock that must outlive its holder that long should be renewed instead.
+     */
+    public static final Duration MAX_LEASE = Duration.ofDays(365);
+
     /** The longest wait: {@link #withWait(Duration)} with this waits until granted or interrupted. */
     public static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
 
@@ -54,13 +60,10 @@ public final class LockOptions {
      * @param lease how long a {@link LockScope#LEASE LEASE} lock outlives a holder that stopped renewing it
      *     (for example because its JVM died); at least 1 ms
      * @return a copy with this lease
-     * @throws IllegalArgumentException if {@code lease} is null or shorter than 1 ms
+     * @throws IllegalArgumentException if {@code lease} is null, shorter than 1 ms or longer than {@link #MAX_LEASE}
      */
     public LockOptions withLease(Duration lease) {
-        if (lease == null || lease.compareTo(MIN_LEASE) < 0) {
-            throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
-        }
-        return new LockOptions(wait, lease, scope, autoRenew);
+        return new LockOptions(wait, requireLease(lease), scope, autoRenew);
     }
 
     /**
@@ -83,6 +86,22 @@ public final class LockOptions {
      */
     public LockOptions withAutoRenew(boolean autoRenew) {
         return new LockOptions(wait, lease, scope, autoRenew);
+    }
+
+    /**
+     * @param lease a lease asked for, of a new lock or by {@code LockHandle.extend}
+     * @return {@code lease}
+     * @throws IllegalArgumentException if {@code lease} is null, shorter than 1 ms or longer than {@link #MAX_LEASE}
+     */
+    public static Duration requireLease(Duration lease) {
+        if (lease == null || lease.compareTo(MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
+        }
+        if (lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("lease must be at most " + MAX_LEASE.toDays() + " days (LockOptions.MAX_LEASE), was "
+                    + lease + ": a lock that must outlive its holder for longer needs no lease, use autoRenew");
+        }
+        return lease;
     }
 
     /** @return how long an acquire may wait */

@@ -64,6 +64,7 @@ public final class CoreLockManager implements LockManager {
     private final ScheduledExecutorService timers;
     private final ExecutorService workers;
     private final LeaseTimers leaseTimers;
+    private final BlockingCalls blocking;
     private final LockMetrics metrics;
     /** The calling thread as the owner of LEASE-scoped locks: made once per thread, not at every acquire. */
     private final ThreadLocal<Caller> threadCaller = ThreadLocal.withInitial(this::threadOwner);
@@ -91,6 +92,7 @@ public final class CoreLockManager implements LockManager {
         this.timers = timer;
         this.workers = Executors.newCachedThreadPool(threads("worker"));
         this.leaseTimers = new LeaseTimers(timer, this::execute);
+        this.blocking = new BlockingCalls(timer);
     }
 
     /** @return this host's name, or "localhost" if it cannot be found */
@@ -240,12 +242,14 @@ public final class CoreLockManager implements LockManager {
             return;
         }
         closed = true;
+        blocking.cancelAll();
         List<Holding> held = new ArrayList<>();
         for (NameState state : states.values()) {
             state.mutex.lock();
             try {
-                if (state.holding != null) {
-                    held.add(state.holding);
+                Holding h = state.holding;
+                if (h != null && h.scope() == LockScope.LEASE && h.end(Holding.Status.RELEASING, null)) {
+                    held.add(h);
                 }
                 state.wakeAll();
             } finally {
@@ -253,12 +257,10 @@ public final class CoreLockManager implements LockManager {
             }
         }
         for (Holding h : held) {
-            if (h.scope() == LockScope.LEASE && h.end(Holding.Status.RELEASING, null)) {
-                try {
-                    releaseGrant(h);
-                } catch (RuntimeException e) {
-                    log.warn("could not release {} while closing: {}", h, e.toString());
-                }
+            try {
+                releaseGrant(h);
+            } catch (RuntimeException e) {
+                log.warn("could not release {} while closing: {}", h, e.toString());
             }
         }
         timers.shutdownNow();
@@ -366,7 +368,7 @@ public final class CoreLockManager implements LockManager {
                             waiter.turn.awaitNanos(pause);
                         } catch (InterruptedException e) {
                             if (interruptible) {
-                                throw new LockInterruptedException(name, e);
+                                throw interrupted(name, null);
                             }
                             interrupted = true;
                         }
@@ -375,10 +377,14 @@ public final class CoreLockManager implements LockManager {
                 } finally {
                     state.mutex.unlock();
                 }
+                if (interruptible && Thread.currentThread().isInterrupted()) {
+                    throw interrupted(name, null);
+                }
                 long start = System.nanoTime();
                 Instant wallStart = Instant.now();
                 GrantEvents events = new GrantEvents(this);
-                Attempt attempt = attempt(request(name, caller, options, blockNanos(deadline - start), events));
+                BlockingCalls.Call call = blocking.start(interruptible);
+                Attempt attempt = attempt(request(name, caller, options, blockNanos(deadline - start), events, call), call);
                 if (attempt.isGranted()) {
                     Holding holding = install(state, waiter, caller, options, attempt.grant(), start, wallStart, events);
                     waiter = null;
@@ -446,7 +452,7 @@ public final class CoreLockManager implements LockManager {
             try {
                 if (future.isDone() || attempting || closed) {
                     if (closed) {
-                        future.completeExceptionally(new LockException("lock manager closed"));
+                        future.completeExceptionally(closedError());
                     }
                     return;
                 }
@@ -472,7 +478,8 @@ public final class CoreLockManager implements LockManager {
             GrantEvents events = new GrantEvents(CoreLockManager.this);
             Attempt attempt;
             try {
-                attempt = attempt(request(state.name, caller, options, blockNanos(deadline - start), events));
+                BlockingCalls.Call call = blocking.start(false);
+                attempt = attempt(request(state.name, caller, options, blockNanos(deadline - start), events, call), call);
             } catch (RuntimeException e) {
                 finishAttempt();
                 future.completeExceptionally(e);
@@ -506,7 +513,7 @@ public final class CoreLockManager implements LockManager {
             try {
                 timers.schedule(() -> execute(this::drive), pause, TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {
-                future.completeExceptionally(new LockException("lock manager closed"));
+                future.completeExceptionally(closedError());
             }
         }
 
@@ -592,13 +599,27 @@ public final class CoreLockManager implements LockManager {
 
     private Holding install(NameState state, Waiter waiter, Caller caller, LockOptions options, Grant grant,
             long start, Instant wallStart, GrantEvents events) {
-        Holding holding = new Holding(state, caller, grant, options.lease(), options.autoRenew(), start, wallStart);
+        Holding holding;
+        try {
+            holding = new Holding(state, caller, grant, options.lease(), options.autoRenew(), start, wallStart);
+        } catch (RuntimeException | Error e) {
+            giveBack(grant, "could not start holding it");
+            throw e;
+        }
+        boolean open;
         state.mutex.lock();
         try {
-            state.grant(waiter, holding);
-            metrics.holdingStarted();
+            open = !closed;
+            if (open) {
+                state.grant(waiter, holding);
+                metrics.holdingStarted();
+            }
         } finally {
             state.mutex.unlock();
+        }
+        if (!open) {
+            giveBack(grant, "lock manager closed");
+            throw closedError();
         }
         try {
             if (caller.scope() == LockScope.TRANSACTION) {
@@ -610,11 +631,9 @@ public final class CoreLockManager implements LockManager {
                 }
                 armLeaseTimer(holding);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             if (holding.end(Holding.Status.RELEASED, null)) {
-                if (!grant.endsWithTransaction()) {
-                    releaseQuietly(grant, "could not bind to the transaction");
-                }
+                giveBack(grant, "could not bind to the transaction");
                 detach(holding);
             }
             throw e;
@@ -623,17 +642,62 @@ public final class CoreLockManager implements LockManager {
         return holding;
     }
 
-    private LockRequest request(String name, Caller caller, LockOptions options, long blockNanos, GrantEvents events) {
+    private LockRequest request(String name, Caller caller, LockOptions options, long blockNanos, GrantEvents events,
+            BlockingCalls.Call call) {
         return new LockRequest(name, caller.owner(), options.lease(), Duration.ofNanos(blockNanos),
-                caller.scope() == LockScope.TRANSACTION, events);
+                caller.scope() == LockScope.TRANSACTION, events, call);
     }
 
     private long blockNanos(long left) {
         return provider.blocksWhileWaiting() ? Math.max(0, left) : 0;
     }
 
-    private Attempt attempt(LockRequest request) {
-        return callProvider(() -> provider.tryAcquire(request), "acquire '" + request.name() + "'");
+    /**
+     * One attempt. One that was cancelled (its caller interrupted, or this manager closed while it blocked in the
+     * backend) ends with that news, and a grant it got all the same is given back.
+     */
+    private Attempt attempt(LockRequest request, BlockingCalls.Call call) {
+        Attempt attempt;
+        try {
+            attempt = callProvider(() -> provider.tryAcquire(request), "acquire '" + request.name() + "'");
+        } catch (RuntimeException e) {
+            if (call.isCancelled() || call.callerInterrupted() || closed) {
+                throw cancelled(request.name(), e);
+            }
+            throw e;
+        }
+        if (call.isCancelled() || call.callerInterrupted() || closed) {
+            if (attempt.isGranted()) {
+                giveBack(attempt.grant(), closed ? "lock manager closed" : "caller interrupted");
+            }
+            throw cancelled(request.name(), null);
+        }
+        return attempt;
+    }
+
+    private RuntimeException cancelled(String name, RuntimeException cause) {
+        RuntimeException e = closed ? closedError() : interrupted(name, cause);
+        if (closed && cause != null) {
+            e.addSuppressed(cause);
+        }
+        return e;
+    }
+
+    /** @return the caller's news that it was interrupted; its interrupt flag stays set */
+    private static LockInterruptedException interrupted(String name, RuntimeException cause) {
+        InterruptedException interrupt = new InterruptedException("the waiting thread was interrupted");
+        if (cause != null) {
+            interrupt.initCause(cause);
+        }
+        Thread.currentThread().interrupt();
+        return new LockInterruptedException(name, interrupt);
+    }
+
+    /** Gives back a grant no holding took over; one that ends with the caller's transaction ends with it. */
+    private void giveBack(Grant grant, String why) {
+        if (!grant.endsWithTransaction()) {
+            releaseQuietly(grant, why);
+        }
     }
 
     // ---- wake-up hints
@@ -735,11 +799,12 @@ public final class CoreLockManager implements LockManager {
                         + (holding.scope() == LockScope.TRANSACTION ? ": its transaction ended" : "") + ")");
             }
             holding.holds = Math.max(0, holding.holds - 1);
-            last = holding.holds == 0 && holding.scope() == LockScope.LEASE;
+            // ends under the name's mutex, where reentry is decided: no owner re-enters a holding being released
+            last = holding.holds == 0 && holding.scope() == LockScope.LEASE && holding.end(Holding.Status.RELEASING, null);
         } finally {
             holding.state.mutex.unlock();
         }
-        if (last && holding.end(Holding.Status.RELEASING, null)) {
+        if (last) {
             releaseGrant(holding);
         }
     }
@@ -787,9 +852,7 @@ public final class CoreLockManager implements LockManager {
     }
 
     void extend(Holding holding, Duration lease) {
-        if (lease == null || lease.compareTo(Duration.ofMillis(1)) < 0) {
-            throw new IllegalArgumentException("lease must be at least 1 ms, was " + lease);
-        }
+        LockOptions.requireLease(lease);
         loseIfLeaseOver(holding);
         if (!holding.isUsable()) {
             throw new LockNotHeldException("cannot extend lock " + holding + ": " + holding.status()
@@ -799,8 +862,11 @@ public final class CoreLockManager implements LockManager {
             return;
         }
         holding.renewalStarted();
-        renewNow(holding, lease);
-        armLeaseTimer(holding);
+        try {
+            renewNow(holding, lease);
+        } finally {
+            armLeaseTimer(holding);
+        }
     }
 
     /**
@@ -809,18 +875,20 @@ public final class CoreLockManager implements LockManager {
      * comes after the lease ran out on this JVM's clock does not revive the holding.
      *
      * @throws LockNotHeldException if the backend refused, or confirmed too late; the holding is lost
-     * @throws LockBackendException if the backend failed; nothing changed
+     * @throws LockBackendException if the backend failed; the lease ends at the earlier of its end so far and the
+     *     end of {@code lease} from before the call, since the backend may have applied it
      */
     private void renewNow(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
         try {
             renewInBackend(holding, lease, "renew '" + holding.state.name + "'");
-        } catch (Throwable e) {
+        } catch (LockNotHeldException e) {
             holding.renewalEnded();
-            if (e instanceof LockNotHeldException) {
-                lose(holding, Lost.RENEWAL_REFUSED, "renewal refused: " + e.getMessage());
-            }
+            lose(holding, Lost.RENEWAL_REFUSED, "renewal refused: " + e.getMessage());
+            throw e;
+        } catch (RuntimeException | Error e) {
+            holding.renewalUnknown(start, wallStart, lease);
             throw e;
         }
         if (!holding.renewed(start, wallStart, lease)) {
@@ -968,7 +1036,14 @@ public final class CoreLockManager implements LockManager {
     }
 
     private void afterCompletion(Holding holding, boolean committed) {
-        if (!holding.end(Holding.Status.RELEASING, null)) {
+        boolean ending;
+        holding.state.mutex.lock();
+        try {
+            ending = holding.end(Holding.Status.RELEASING, null);
+        } finally {
+            holding.state.mutex.unlock();
+        }
+        if (!ending) {
             return;
         }
         try {
@@ -1108,8 +1183,12 @@ public final class CoreLockManager implements LockManager {
 
     private void ensureOpen() {
         if (closed) {
-            throw new LockException("lock manager " + instanceId + " is closed");
+            throw closedError();
         }
+    }
+
+    private IllegalStateException closedError() {
+        return new IllegalStateException("lock manager " + instanceId + " is closed: build a new one");
     }
 
     private static void requireOptions(LockOptions options) {

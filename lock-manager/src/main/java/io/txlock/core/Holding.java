@@ -142,6 +142,22 @@ final class Holding {
         renewing--;
     }
 
+    /**
+     * A renewal for {@code lease}, sent at {@code startNanos}, failed without an answer: the backend may have applied
+     * it or not. The lease now ends at the earlier of the two ends that may be in force, so that a shortening
+     * renewal whose reply was lost cannot leave this JVM counting on the longer lease.
+     */
+    synchronized void renewalUnknown(long startNanos, Instant wallStart, Duration lease) {
+        renewing--;
+        long end = startNanos + lease.toNanos();
+        if (isLive() && end - expiresAtNanos < 0) {
+            this.lease = lease;
+            this.expiresAtNanos = end;
+            this.expiresAt = wallStart.plus(lease);
+            this.renewAtNanos = Math.min(renewAtNanos, end);
+        }
+    }
+
     /** A background renewal failed: the next attempt is due at {@code atNanos} (at the latest when the lease ends). */
     synchronized void renewAgainAt(long atNanos) {
         renewAtNanos = atNanos;

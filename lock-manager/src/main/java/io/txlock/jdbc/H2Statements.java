@@ -59,20 +59,33 @@ final class H2Statements extends Statements {
                 String.valueOf(Math.max(1, waitMillis(maxBlock))), false);
     }
 
-    /** {@code FOR UPDATE WAIT}, bounded to the millisecond by the statement itself: no session setting to change. */
+    /**
+     * {@code FOR UPDATE WAIT}, bounded to the millisecond by the statement itself: no session setting to change. H2
+     * cannot cancel a statement that waits for a lock, so a long wait is a series of waits of at most
+     * {@link #CANCELLABLE_WAIT}, each a chance for a cancelled attempt (an interrupted caller, a closing manager) to
+     * stop; the holder's release still wakes the waiting statement at once.
+     */
     @Override
     OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
-        long millis = waitMillis(maxBlock);
-        String wait = millis <= 0 ? " NOWAIT" : " WAIT " + java.math.BigDecimal.valueOf(millis, 3).toPlainString();
-        try {
-            return queryLong(c, lockRow + wait, name);
-        } catch (SQLException e) {
-            if (lockUnavailable(e) && !(callerTx && abortsTransaction(e))) {
-                return null;
+        long deadline = System.nanoTime() + Math.min(maxBlock.toNanos(), MAX_SINGLE_WAIT.toNanos());
+        while (true) {
+            long millis = Math.min(CANCELLABLE_WAIT.toMillis(), Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
+            String wait = millis <= 0 ? " NOWAIT" : " WAIT " + java.math.BigDecimal.valueOf(millis, 3).toPlainString();
+            try {
+                return queryLong(c, lockRow + wait, name);
+            } catch (SQLException e) {
+                if (!lockUnavailable(e) || callerTx && abortsTransaction(e)) {
+                    throw e;
+                }
+                if (millis <= 0 || deadline - System.nanoTime() <= 0) {
+                    return null;
+                }
             }
-            throw e;
         }
     }
+
+    /** The longest single lock wait of a statement on H2, which cannot cancel one. */
+    static final Duration CANCELLABLE_WAIT = Duration.ofMillis(200);
 
     /** A commit: H2 drops the session's cache of parsed statements at every rollback, and committing nothing writes nothing. */
     @Override

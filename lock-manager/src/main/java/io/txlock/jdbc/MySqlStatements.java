@@ -195,6 +195,7 @@ class MySqlStatements extends Statements {
     /** @return the token row's AUTO_INCREMENT id, or empty if {@code sql} inserted no row */
     static OptionalLong insertedToken(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+            CancellableStatements.track(ps);
             bind(ps, 1, params);
             if (ps.executeUpdate() == 0) {
                 return OptionalLong.empty();

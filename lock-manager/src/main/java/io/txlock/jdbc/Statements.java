@@ -259,6 +259,7 @@ abstract class Statements {
     static PreparedStatement prepare(Connection c, String sql, Object... params) throws SQLException {
         PreparedStatement ps = c.prepareStatement(sql);
         try {
+            CancellableStatements.track(ps);
             bind(ps, 1, params);
         } catch (SQLException | RuntimeException e) {
             ps.close();

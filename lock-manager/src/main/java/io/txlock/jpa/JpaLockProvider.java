@@ -143,10 +143,36 @@ public final class JpaLockProvider implements LockProvider {
         return true;
     }
 
+    /**
+     * JPA has no way to cancel a statement that waits for a row lock, so a long wait is a series of waits of at most
+     * {@link #CANCELLABLE_WAIT}, each a chance for a cancelled attempt (an interrupted caller, a closing manager) to
+     * stop. The holder's release still wakes the waiting statement at once.
+     */
+    private Attempt acquireLeaseInSlices(LockRequest r) {
+        long deadline = System.nanoTime() + r.maxBlock().toNanos();
+        io.txlock.spi.Cancellation.Registration watched = r.cancellation().onCancel(() -> { });
+        try {
+            while (true) {
+                long left = Math.max(0, deadline - System.nanoTime());
+                Duration slice = Duration.ofNanos(Math.min(left, CANCELLABLE_WAIT.toNanos()));
+                Attempt attempt = steps.acquireLease(new LockRequest(r.name(), r.owner(), r.lease(), slice, false,
+                        r.listener(), r.cancellation()));
+                if (attempt.isGranted() || left <= slice.toNanos() || r.cancellation().isCancelled()) {
+                    return attempt;
+                }
+            }
+        } finally {
+            watched.close();
+        }
+    }
+
+    /** The longest single lock wait of a LEASE-scoped attempt. */
+    static final Duration CANCELLABLE_WAIT = Duration.ofMillis(200);
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
         if (!request.transactional()) {
-            return call("acquire '" + request.name() + "'", () -> steps.acquireLease(request));
+            return call("acquire '" + request.name() + "'", () -> acquireLeaseInSlices(request));
         }
         try {
             return steps.acquireInCallerTransaction(request);

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import io.txlock.LockBackendException;
 import io.txlock.LockHandle;
+import io.txlock.LockInterruptedException;
 import io.txlock.LockInfo;
 import io.txlock.LockManager;
 import io.txlock.LockNotHeldException;
@@ -35,6 +36,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -86,6 +88,9 @@ public abstract class LockContractTest {
     private static final int MANAGERS_PER_JVM = 2;
     private static final int THREADS_PER_JVM = 8;
     private static final int INCREMENTS_PER_THREAD = 25;
+    private static final int RACE_ROUNDS = 200;
+    /** Long enough for a waiter to be blocked in the backend, or queued, when the kit interrupts or closes it. */
+    private static final Duration BLOCKED_IN_BACKEND = Duration.ofMillis(400);
 
     private final List<LockManager> managers = new ArrayList<>();
     private String prefix;
@@ -903,6 +908,255 @@ public abstract class LockContractTest {
         assertRefused(() -> manager.tryAcquire(name, transactional), IllegalStateException.class, "tryAcquire in TRANSACTION scope", "transaction");
         assertRefused(() -> manager.acquireAsync(name, transactional), IllegalStateException.class, "acquireAsync in TRANSACTION scope", "transaction");
         assertThat(other.tryAcquire(name)).as("'%s' after refused transactional acquires", name).hasValueSatisfying(LockHandle::release);
+    }
+
+    // ---------------------------------------------------------------- races, interrupts, closing, failures
+
+    @Test
+    void releaseFromAnotherThreadNeverLetsTheOwnerReenterALockBeingReleased() throws Exception {
+        LockManager owner = manager();
+        LockManager other = manager();
+        String name = name("release-race");
+        java.util.concurrent.ExecutorService releaser = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int round = 0; round < RACE_ROUNDS; round++) {
+                LockHandle first = owner.acquire(name);
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                java.util.concurrent.Future<?> released = releaser.submit(() -> {
+                    start.await();
+                    first.release();
+                    return null;
+                });
+                start.await();
+                List<LockHandle> again = new ArrayList<>();
+                while (!released.isDone() || again.isEmpty()) {
+                    owner.tryAcquire(name).ifPresent(again::add);
+                }
+                released.get(PATIENCE.toMillis(), MILLISECONDS);
+                for (LockHandle h : again) {
+                    assertThat(h.isValid()).as("round %d: a handle of the owner from a tryAcquire that raced the release of"
+                            + " its last hold on another thread (hold count %d)", round, h.holdCount()).isTrue();
+                }
+                assertHeldElsewhere(other, name, "in round " + round + " while the owner's new handles are valid");
+                for (LockHandle h : again) {
+                    h.release();
+                }
+            }
+        } finally {
+            releaser.shutdownNow();
+        }
+    }
+
+    @Test
+    void leasesLongerThanTheMaximumAreRefusedAndTheLongestWorks() {
+        LockManager manager = manager();
+        LockManager other = manager();
+        String name = name("longest-lease");
+        LockOptions defaults = LockOptions.defaults();
+        for (Duration tooLong : List.of(LockOptions.MAX_LEASE.plusMillis(1), Duration.ofSeconds(Long.MAX_VALUE),
+                Duration.ofSeconds(Long.MAX_VALUE, 999_999_999))) {
+            assertRefused(() -> defaults.withLease(tooLong), IllegalArgumentException.class, "a lease of " + tooLong, "lease", "at most");
+        }
+        try (LockHandle held = manager.acquire(name, defaults.withLease(LockOptions.MAX_LEASE).withScope(LockScope.LEASE))) {
+            assertThat(held.isValid()).as("a lock with the longest lease").isTrue();
+            assertHeldElsewhere(other, name, "while held with the longest lease");
+            assertRefused(() -> {
+                held.extend(Duration.ofDays(366));
+                return null;
+            }, IllegalArgumentException.class, "extend by 366 days", "lease", "at most");
+            assertThat(held.isValid()).as("after a refused extend").isTrue();
+        }
+        assertThat(other.tryAcquire(name)).as("%s after the longest lease was released", quoted(name)).hasValueSatisfying(LockHandle::release);
+    }
+
+    @Test
+    void aFailureAfterTheBackendGrantedGivesTheLockBack() {
+        String name = name("failing-grant");
+        LockManager failing = buildManager(new ForwardingProvider(newProvider()) {
+            @Override
+            public Attempt tryAcquire(LockRequest request) {
+                Attempt attempt = delegate.tryAcquire(request);
+                return attempt.isGranted() ? Attempt.granted(new FailingGrant(attempt.grant())) : attempt;
+            }
+
+            @Override
+            public void renew(Grant grant, Duration lease) {
+                delegate.renew(FailingGrant.real(grant), lease);
+            }
+
+            @Override
+            public void release(Grant grant) {
+                delegate.release(FailingGrant.real(grant));
+            }
+
+            @Override
+            public void beforeCompletion(Grant grant) {
+                delegate.beforeCompletion(FailingGrant.real(grant));
+            }
+        });
+        managers.add(failing);
+        LockManager other = manager();
+        assertThatThrownBy(() -> failing.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE)))
+                .as("an acquire whose grant fails before the handle is made").hasMessageContaining(FailingGrant.FAILURE);
+        assertThat(other.tryAcquire(name, AT_ONCE)).as("%s after an acquire failed past the backend's grant", quoted(name))
+                .hasValueSatisfying(LockHandle::release);
+        assertThat(failing.inspect(name)).as("%s as the failed node sees it", quoted(name)).isEmpty();
+    }
+
+    @Test
+    @Timeout(120)
+    void anInterruptedCallerGetsLockInterruptedExceptionAtOnceAndHoldsNothing() throws Exception {
+        LockManager holder = manager();
+        LockManager waiter = manager();
+        LockManager third = manager();
+        String free = name("interrupted-free");
+        assertThat(inNewThread("interrupted-before", () -> {
+            Thread.currentThread().interrupt();
+            try {
+                waiter.acquire(free);
+                return "granted";
+            } catch (LockInterruptedException e) {
+                return Thread.currentThread().isInterrupted() ? "interrupted, flag set" : "interrupted, flag cleared";
+            }
+        })).as("acquire of a free name by an interrupted thread").isEqualTo("interrupted, flag set");
+        assertThat(third.tryAcquire(free, AT_ONCE)).as("%s after an interrupted acquire", quoted(free)).hasValueSatisfying(LockHandle::release);
+
+        String name = name("interrupted-waiting");
+        List<java.util.function.Function<LockManager, Object>> waits = List.of(
+                m -> m.acquire(name, LockOptions.defaults().withWait(PATIENCE)),
+                m -> m.tryAcquire(name, PATIENCE),
+                m -> {
+                    try {
+                        return m.asLock(name).tryLock(PATIENCE.toMillis(), MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt(); // Lock.tryLock clears it, as j.u.c.locks.Lock says
+                        throw new LockInterruptedException(name, e);
+                    }
+                });
+        LockHandle held = holder.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE));
+        for (int i = 0; i < waits.size(); i++) {
+            java.util.function.Function<LockManager, Object> wait = waits.get(i);
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    Object got = wait.apply(waiter);
+                    outcome.complete("returned " + got);
+                } catch (LockInterruptedException e) {
+                    outcome.complete(Thread.currentThread().isInterrupted() ? "interrupted" : "interrupted, flag cleared");
+                } catch (RuntimeException e) {
+                    outcome.complete("failed: " + e);
+                }
+            }, "kit-interrupted-waiter-" + i);
+            t.start();
+            Thread.sleep(BLOCKED_IN_BACKEND.toMillis()); // not a synchronisation: the interrupt must work at any moment
+            long interruptedAt = System.nanoTime();
+            t.interrupt();
+            assertThat(outcome.get(PATIENCE.toMillis(), MILLISECONDS)).as("wait %d after its thread was interrupted", i)
+                    .isEqualTo("interrupted");
+            assertThat(Duration.ofNanos(System.nanoTime() - interruptedAt)).as("time wait %d took to see its interrupt", i)
+                    .isLessThan(AT_ONCE);
+        }
+        held.release();
+        assertThat(third.tryAcquire(name, AT_ONCE)).as("%s after its interrupted waiters gave up and its holder released", quoted(name))
+                .hasValueSatisfying(LockHandle::release);
+    }
+
+    @Test
+    @Timeout(120)
+    void closingAManagerStopsItsWaitersAndLeavesNothingLocked() throws Exception {
+        LockManager holder = manager();
+        LockManager closing = buildManager(newProvider());
+        managers.add(closing);
+        LockManager third = manager();
+        String name = name("closed-while-waiting");
+        LockHandle held = holder.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE));
+        CompletableFuture<String> outcome = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                LockHandle got = closing.acquire(name, LockOptions.defaults().withWait(PATIENCE));
+                outcome.complete("granted, valid " + got.isValid());
+            } catch (IllegalStateException e) {
+                outcome.complete("refused: closed");
+            } catch (RuntimeException e) {
+                outcome.complete("failed: " + e);
+            }
+        }, "kit-waiter-of-a-closing-manager");
+        t.start();
+        CompletionStage<LockHandle> async = closing.acquireAsync(name(("closed-while-waiting-async")),
+                LockOptions.defaults().withWait(PATIENCE).withScope(LockScope.LEASE));
+        Thread.sleep(BLOCKED_IN_BACKEND.toMillis()); // not a synchronisation: closing must work at any moment
+        long closedAt = System.nanoTime();
+        closing.close();
+        assertThat(outcome.get(PATIENCE.toMillis(), MILLISECONDS)).as("a waiter of the manager that closed").isEqualTo("refused: closed");
+        assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).as("time the waiter took to see the close").isLessThan(AT_ONCE);
+        assertRefused(() -> closing.acquire(name), IllegalStateException.class, "acquire on a closed manager", "closed");
+        assertRefused(() -> closing.tryAcquire(name), IllegalStateException.class, "tryAcquire on a closed manager", "closed");
+        assertRefused(() -> closing.inspect(name), IllegalStateException.class, "inspect on a closed manager", "closed");
+        assertRefused(() -> closing.acquireAsync(name), IllegalStateException.class, "acquireAsync on a closed manager", "closed");
+        async.toCompletableFuture().handle((h, e) -> h).get(PATIENCE.toMillis(), MILLISECONDS);
+        held.release();
+        assertThat(third.tryAcquire(name, AT_ONCE)).as("%s after the closed manager's waiter ended and its holder released", quoted(name))
+                .hasValueSatisfying(LockHandle::release);
+    }
+
+    @Test
+    void aShorteningExtendWhoseReplyIsLostShortensTheLeaseOnThisJvm() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean loseReplies = new java.util.concurrent.atomic.AtomicBoolean();
+        LockManager holder = buildManager(new ForwardingProvider(newProvider()) {
+            @Override
+            public void renew(Grant grant, Duration lease) {
+                delegate.renew(grant, lease);
+                if (loseReplies.get()) {
+                    throw new LockBackendException("the kit lost the reply of a renewal the backend applied", null);
+                }
+            }
+        });
+        managers.add(holder);
+        LockManager other = manager();
+        String name = name("shortening-extend");
+        LockHandle held = holder.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE).withLease(PATIENCE));
+        CountDownLatch lost = new CountDownLatch(1);
+        held.onLost(lost::countDown);
+        Duration shorter = Duration.ofMillis(300);
+        loseReplies.set(true);
+        assertThatThrownBy(() -> held.extend(shorter)).as("an extend whose reply was lost").isInstanceOf(LockBackendException.class);
+        long shortEnd = System.nanoTime() + shorter.toNanos();
+        while (System.nanoTime() - shortEnd < 0) {
+            Thread.sleep(5);
+        }
+        assertThat(held.isValid()).as("the handle once the shorter lease it may have got ran out").isFalse();
+        assertThat(lost.await(PATIENCE.toMillis(), MILLISECONDS)).as("onLost of a lock whose shortened lease ran out").isTrue();
+        assertThat(other.tryAcquire(name, PATIENCE)).as("%s after its holder's shortened lease ran out", quoted(name))
+                .hasValueSatisfying(LockHandle::release);
+    }
+
+    /** A grant that fails when the core starts holding it: a failure after the backend granted, before the handle. */
+    private record FailingGrant(Grant grant) implements Grant {
+        static final String FAILURE = "the kit's failure after the backend granted";
+
+        static Grant real(Grant g) {
+            return g instanceof FailingGrant f ? f.grant : g;
+        }
+
+        @Override
+        public String name() {
+            return grant.name();
+        }
+
+        @Override
+        public long fencingToken() {
+            return grant.fencingToken();
+        }
+
+        @Override
+        public boolean leased() {
+            throw new IllegalStateException(FAILURE);
+        }
+
+        @Override
+        public boolean endsWithTransaction() {
+            return grant.endsWithTransaction();
+        }
     }
 
     // ---------------------------------------------------------------- helpers

@@ -1,0 +1,124 @@
+package io.txlock.core;
+
+import io.txlock.spi.Cancellation;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The attempts of one manager that block in the backend right now. A thread blocked in a JDBC call does not see
+ * its interrupt, so while any such attempt is registered a watchdog looks at the callers' interrupt flags every
+ * {@value #WATCH_MILLIS} ms and cancels the attempts of interrupted callers; closing the manager cancels them all.
+ * A cancel is repeated at every look until the call returned, since a cancel that comes just before the call
+ * started blocking may do nothing.
+ */
+final class BlockingCalls {
+
+    private static final Logger log = LoggerFactory.getLogger(BlockingCalls.class);
+    static final long WATCH_MILLIS = 10;
+
+    private final ScheduledExecutorService timers;
+    private final Set<Call> blocked = ConcurrentHashMap.newKeySet();
+    /** Guarded by this. */
+    private ScheduledFuture<?> watchdog;
+    private volatile boolean closed;
+
+    BlockingCalls(ScheduledExecutorService timers) {
+        this.timers = timers;
+    }
+
+    /**
+     * @param interruptible whether the caller's interrupt cancels the attempt (a {@code Lock.lock()} ignores it)
+     * @return the cancellation of one attempt made on the calling thread
+     */
+    Call start(boolean interruptible) {
+        return new Call(Thread.currentThread(), interruptible);
+    }
+
+    /** Cancels every blocked attempt, now and at every later registration. */
+    void cancelAll() {
+        closed = true;
+        for (Call call : blocked) {
+            call.cancel();
+        }
+    }
+
+    private synchronized void watch() {
+        if (watchdog == null && !blocked.isEmpty()) {
+            try {
+                watchdog = timers.scheduleWithFixedDelay(this::look, WATCH_MILLIS, WATCH_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                log.debug("lock manager closing: no watchdog for blocked attempts");
+            }
+        }
+    }
+
+    private void look() {
+        for (Call call : blocked) {
+            call.look();
+        }
+        synchronized (this) {
+            if (blocked.isEmpty() && watchdog != null) {
+                watchdog.cancel(false);
+                watchdog = null;
+            }
+        }
+    }
+
+    /** One attempt's cancellation: registered while the provider blocks. */
+    final class Call implements Cancellation {
+        private final Thread caller;
+        private final boolean interruptible;
+        private volatile Runnable action;
+        private volatile boolean cancelled;
+
+        private Call(Thread caller, boolean interruptible) {
+            this.caller = caller;
+            this.interruptible = interruptible;
+        }
+
+        @Override
+        public Registration onCancel(Runnable cancel) {
+            action = cancel;
+            blocked.add(this);
+            watch();
+            look();
+            return () -> {
+                blocked.remove(this);
+                action = null;
+            };
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
+
+        /** @return whether the attempt's caller was interrupted (and so the attempt cancelled, or to be) */
+        boolean callerInterrupted() {
+            return interruptible && caller.isInterrupted();
+        }
+
+        private void look() {
+            if (cancelled || closed || callerInterrupted()) {
+                cancel();
+            }
+        }
+
+        private void cancel() {
+            cancelled = true;
+            Runnable a = action;
+            if (a != null) {
+                try {
+                    a.run();
+                } catch (RuntimeException e) {
+                    log.debug("cancelling a blocked attempt failed: {}", e.toString());
+                }
+            }
+        }
+    }
+}
