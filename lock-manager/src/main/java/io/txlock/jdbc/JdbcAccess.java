@@ -67,8 +67,8 @@ final class JdbcAccess {
     private synchronized Statements statements(DataSource from) {
         Statements s = statements;
         if (s == null) {
-            try (Connection c = from.getConnection()) {
-                JdbcDialect d = configuredDialect != null ? configuredDialect : JdbcDialect.detect(c.getMetaData());
+            try (Connection c = connect(from)) {
+                JdbcDialect d = configuredDialect != null ? configuredDialect.requireMatches(c.getMetaData()) : JdbcDialect.detect(c.getMetaData());
                 requireTable(c, d);
                 s = statementsFor(d, table);
                 dialect = d;
@@ -100,14 +100,28 @@ final class JdbcAccess {
                 throw new IllegalArgumentException("lock table " + table + " does not exist in the " + d.name().toLowerCase(Locale.ROOT)
                         + " database: create it with JdbcLockSchema.create(dataSource, JdbcDialect." + d + ", \"" + table
                         + "\"), or with the txlock-sql script " + d.scriptLocation() + "/" + JdbcLockSchema.SCRIPT
-                        + " (as a Flyway or Liquibase migration), or name an existing lock table with table(…) ("
-                        + e.getMessage() + ")", e);
+                        + " (as a Flyway or Liquibase migration), or name an existing lock table with table(…)"
+                        + vanishingDatabase(c) + " (" + e.getMessage() + ")", e);
             }
             throw e;
         }
         if (savepoint) {
             PostgresStatements.releaseSavepoint(c);
         }
+    }
+
+    /** @return a hint where the database is an in-memory H2 one that vanishes with its last connection */
+    private static String vanishingDatabase(Connection c) {
+        try {
+            String url = c.getMetaData().getURL();
+            if (url != null && url.contains(":mem:") && !url.toUpperCase(Locale.ROOT).contains("DB_CLOSE_DELAY")) {
+                return "; the in-memory H2 database " + url + " vanishes with its last connection, taking the table with it:"
+                        + " add ;DB_CLOSE_DELAY=-1 to its URL";
+            }
+        } catch (SQLException ignored) {
+            // no hint then
+        }
+        return "";
     }
 
     static Statements statementsFor(JdbcDialect dialect, String table) {
@@ -151,7 +165,7 @@ final class JdbcAccess {
 
     /** Runs work on the caller's transactional connection: the container enlists it; never commits. */
     <T> T inCallerTransaction(SqlWork<T> work, String what) {
-        try (Connection c = transactional.getConnection()) {
+        try (Connection c = connect(transactional)) {
             return work.run(c);
         } catch (SQLException e) {
             throw failure(what, e, true);
@@ -287,7 +301,7 @@ final class JdbcAccess {
      * caller's transaction instead of on its own.
      */
     private Connection ownConnection(String what) throws SQLException {
-        Connection c = lease.getConnection();
+        Connection c = connect(lease);
         try {
             if (!separateLease && !c.getAutoCommit() && callerHasTransaction()) {
                 throw new IllegalStateException("cannot " + what + " outside the caller's transaction: the datasource's"
@@ -314,6 +328,18 @@ final class JdbcAccess {
             }
         }
         return t.current().isPresent();
+    }
+
+    /**
+     * @return a connection of {@code dataSource}
+     * @throws SQLException if it failed, also where it failed with an unchecked exception (a closed pool, say)
+     */
+    static Connection connect(DataSource dataSource) throws SQLException {
+        try {
+            return dataSource.getConnection();
+        } catch (RuntimeException e) {
+            throw new SQLException("the datasource failed to hand out a connection: " + e, "08001", e);
+        }
     }
 
     static void rollbackQuietly(Connection c) {

@@ -25,6 +25,23 @@ public enum JdbcDialect {
         return "io/txlock/sql/" + scriptDirectory;
     }
 
+    /**
+     * @param metaData of a connection to the database this dialect was given for
+     * @return this
+     * @throws IllegalArgumentException if the database is of another kind (MySQL's and MariaDB's dialects work on
+     *     either)
+     */
+    JdbcDialect requireMatches(DatabaseMetaData metaData) throws SQLException {
+        JdbcDialect found = detect(metaData);
+        boolean mysqlFamily = (this == MYSQL || this == MARIADB) && (found == MYSQL || found == MARIADB);
+        if (found != this && !mysqlFamily) {
+            throw new IllegalArgumentException("dialect " + this + " does not match the database, which is "
+                    + metaData.getDatabaseProductName() + " " + metaData.getDatabaseProductVersion() + ": give JdbcDialect." + found
+                    + ", or give no dialect and let txlock detect it");
+        }
+        return this;
+    }
+
     static JdbcDialect detect(DatabaseMetaData metaData) throws SQLException {
         String product = metaData.getDatabaseProductName();
         String version = metaData.getDatabaseProductVersion();

@@ -7,6 +7,7 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
+import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -48,8 +49,10 @@ public final class JdbcLockProvider implements LockProvider {
     private final LockStrategy steps;
     private final int reaperBatch;
     private final ScheduledExecutorService reaper;
+    private final JdbcTransactions transactions;
 
     private JdbcLockProvider(Builder b) {
+        this.transactions = b.transactions;
         this.db = new JdbcAccess(b.dataSource, b.leaseDataSource != null ? b.leaseDataSource : b.dataSource, b.dialect, b.table);
         this.strategy = b.strategy;
         this.steps = switch (b.strategy) {
@@ -88,7 +91,7 @@ public final class JdbcLockProvider implements LockProvider {
 
     /**
      * A provider whose TRANSACTION-scoped locks join {@code transactions}' connection and whose LEASE locks use
-     * connections of their own. Give the same {@code transactions} to {@code LockManager.Builder.transactions}.
+     * connections of their own. A manager built over it finds the caller's transaction in {@code transactions}.
      *
      * @param transactions local JDBC transactions over the application's datasource
      * @return a builder
@@ -97,7 +100,9 @@ public final class JdbcLockProvider implements LockProvider {
         if (transactions == null) {
             throw new IllegalArgumentException("transactions must not be null: use JdbcTransactions.over(dataSource)");
         }
-        return new Builder(transactions.dataSource()).leaseDataSource(transactions.target());
+        Builder b = new Builder(transactions.dataSource()).leaseDataSource(transactions.target());
+        b.transactions = transactions;
+        return b;
     }
 
     /** @return the strategy */
@@ -131,7 +136,15 @@ public final class JdbcLockProvider implements LockProvider {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        return steps.tryAcquire(request);
+        if (request.maxBlock().isZero()) {
+            return steps.tryAcquire(request);
+        }
+        CancellableStatements cancellable = CancellableStatements.during(request.cancellation());
+        try {
+            return steps.tryAcquire(request);
+        } finally {
+            cancellable.close();
+        }
     }
 
     @Override
@@ -152,6 +165,12 @@ public final class JdbcLockProvider implements LockProvider {
     @Override
     public Optional<LockInfo> inspect(String name) {
         return steps.inspect(name);
+    }
+
+    /** @return the local JDBC transactions this provider was built over, if it was */
+    @Override
+    public Optional<TransactionSupport> transactions() {
+        return Optional.ofNullable(transactions);
     }
 
     /**
@@ -206,6 +225,7 @@ public final class JdbcLockProvider implements LockProvider {
         private JdbcDialect dialect;
         private Duration reaperPeriod = Duration.ofMinutes(1);
         private int reaperBatch = 500;
+        private JdbcTransactions transactions;
 
         private Builder(DataSource dataSource) {
             if (dataSource == null) {

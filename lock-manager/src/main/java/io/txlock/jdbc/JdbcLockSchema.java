@@ -57,10 +57,13 @@ public final class JdbcLockSchema {
      * @param dialect the database
      * @param table the table name
      * @throws LockBackendException if a statement fails (for example because the table exists)
+     * @throws IllegalArgumentException if {@code dialect} does not match the database
      */
     public static void create(DataSource dataSource, JdbcDialect dialect, String table) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            for (String sql : statements(dialect, table)) {
+        List<String> ddl = statements(dialect, table);
+        try (Connection c = JdbcAccess.connect(dataSource); Statement s = c.createStatement()) {
+            dialect.requireMatches(c.getMetaData());
+            for (String sql : ddl) {
                 s.execute(sql);
             }
             if (!c.getAutoCommit()) {
@@ -69,6 +72,64 @@ public final class JdbcLockSchema {
         } catch (SQLException e) {
             throw new LockBackendException("could not create lock table " + table + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Creates the lock table {@code method_lock} unless it exists, in the dialect of the database it finds.
+     *
+     * @param dataSource where
+     * @return the dialect found
+     * @throws LockBackendException if the database cannot be reached or refuses the DDL
+     */
+    public static JdbcDialect createIfAbsent(DataSource dataSource) {
+        return createIfAbsent(dataSource, "method_lock");
+    }
+
+    /**
+     * Creates the lock table unless it exists, in the dialect of the database it finds. Safe on several nodes at
+     * once: a node that loses the race to create it finds it created.
+     *
+     * @param dataSource where
+     * @param table the table name
+     * @return the dialect found
+     * @throws LockBackendException if the database cannot be reached or refuses the DDL
+     * @throws IllegalArgumentException if the table name is not a plain identifier, or the database not supported
+     */
+    public static JdbcDialect createIfAbsent(DataSource dataSource, String table) {
+        JdbcLockProvider.validTable(table);
+        JdbcDialect dialect;
+        try (Connection c = JdbcAccess.connect(dataSource)) {
+            dialect = JdbcDialect.detect(c.getMetaData());
+            if (exists(c, table)) {
+                return dialect;
+            }
+        } catch (SQLException e) {
+            throw new LockBackendException("could not look for lock table " + table + ": " + e.getMessage(), e);
+        }
+        try {
+            create(dataSource, dialect, table);
+        } catch (LockBackendException e) {
+            try (Connection c = JdbcAccess.connect(dataSource)) {
+                if (!exists(c, table)) {
+                    throw e;
+                }
+            } catch (SQLException lookFailed) {
+                e.addSuppressed(lookFailed);
+                throw e;
+            }
+        }
+        return dialect;
+    }
+
+    private static boolean exists(Connection c, String table) throws SQLException {
+        for (String name : new String[] {table, table.toUpperCase(java.util.Locale.ROOT), table.toLowerCase(java.util.Locale.ROOT)}) {
+            try (java.sql.ResultSet rs = c.getMetaData().getTables(c.getCatalog(), c.getSchema(), name, new String[] {"TABLE", "BASE TABLE"})) {
+                if (rs.next()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static String read(String resource) {

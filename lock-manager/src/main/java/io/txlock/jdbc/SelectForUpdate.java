@@ -22,6 +22,8 @@ import java.util.OptionalLong;
 final class SelectForUpdate implements LockStrategy {
 
     private final JdbcAccess db;
+    /** LEASE locks held now, each on a pooled connection of its own. */
+    private final java.util.concurrent.atomic.AtomicInteger heldConnections = new java.util.concurrent.atomic.AtomicInteger();
 
     SelectForUpdate(JdbcAccess db) {
         this.db = db;
@@ -40,11 +42,14 @@ final class SelectForUpdate implements LockStrategy {
         try {
             tx = db.openTransaction("lock '" + r.name() + "' in LEASE scope");
         } catch (SQLException e) {
-            throw db.failure("open a connection to lock '" + r.name() + "'", e, false);
+            throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + heldConnections.get()
+                    + " SELECT_FOR_UPDATE locks in LEASE scope, each on a pooled connection of its own until released: a pool"
+                    + " must have more connections than the locks held at once)", e, false);
         }
         try {
             OptionalLong token = lock(tx.connection(), r, false);
             if (token.isPresent()) {
+                heldConnections.incrementAndGet();
                 return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, tx));
             }
             tx.end();
@@ -97,6 +102,9 @@ final class SelectForUpdate implements LockStrategy {
 
     @Override
     public void release(JdbcGrant g) {
+        if (g.transaction() != null && !g.endsWithTransaction()) {
+            heldConnections.decrementAndGet();
+        }
         try {
             db.statements().endRowLock(g.transaction().connection());
             g.transaction().end();

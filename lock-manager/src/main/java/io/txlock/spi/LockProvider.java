@@ -84,6 +84,15 @@ public interface LockProvider extends AutoCloseable {
     Optional<LockInfo> inspect(String name);
 
     /**
+     * @return the transactions this provider's TRANSACTION-scoped locks join, where it was built over them (local
+     *     JDBC transactions, say): a manager built without transaction support of its own then uses these, so that
+     *     AUTO scope finds the caller's transaction. Empty (the default) where the manager's support finds it.
+     */
+    default Optional<io.txlock.spi.TransactionSupport> transactions() {
+        return Optional.empty();
+    }
+
+    /**
      * A wake-up hint: runs {@code onRelease} (on any thread, quickly) when the lock may have been released by
      * another process, so waiters need not poll. Hints may be lost; the core still re-checks now and then.
      *
