@@ -35,6 +35,11 @@ import java.util.concurrent.locks.Lock;
  *
  * <p>Names are 1 to 255 Unicode code points, without leading or trailing whitespace and without NUL. Thread
  * safe. Close it to stop its background threads; locks still held are released.
+ *
+ * <p>Interrupts: a thread interrupted before or while it waits gets {@link LockInterruptedException} at once,
+ * holds nothing, and keeps its interrupt flag set; a wait blocked in the backend (a row lock) is cancelled there.
+ * A closed manager answers every call with {@link IllegalStateException}; its waiters, also those blocked in
+ * the backend, end with it, and none of them is granted the lock.
  */
 public interface LockManager extends AutoCloseable {
 
@@ -92,6 +97,123 @@ public interface LockManager extends AutoCloseable {
     Optional<LockHandle> tryAcquire(String name, LockOptions options);
 
     /**
+     * The compact form of {@link #tryAcquire(String, LockOptions)}: the manager's defaults with this wait and lease.
+     *
+     * @param name the lock name
+     * @param wait how long to wait at most
+     * @param lease how long the lock outlives a holder that stopped renewing it
+     * @return the lock, or empty if another holder kept it for {@code wait}
+     */
+    default Optional<LockHandle> tryAcquire(String name, Duration wait, Duration lease) {
+        return tryAcquire(name, defaults().withWait(wait).withLease(lease));
+    }
+
+    /**
+     * Runs {@code work} holding the lock, and releases it afterwards, also when {@code work} throws.
+     *
+     * @param name the lock name
+     * @param options wait, lease, scope
+     * @param work what to run while holding it
+     * @throws LockTimeoutException if not granted within {@code options.waitTime()} ({@code work} did not run)
+     * @throws LockNotHeldException if the lock was lost while {@code work} ran: it may have overlapped with
+     *     another holder's
+     */
+    default void withLock(String name, LockOptions options, Runnable work) {
+        if (work == null) {
+            throw new IllegalArgumentException("work must not be null");
+        }
+        callWithLock(name, options, () -> {
+            work.run();
+            return null;
+        });
+    }
+
+    /**
+     * Computes a result holding the lock, and releases it afterwards, also when {@code work} throws.
+     *
+     * @param <T> the result's type
+     * @param name the lock name
+     * @param options wait, lease, scope
+     * @param work what to compute while holding it
+     * @return what {@code work} returned
+     * @throws LockTimeoutException if not granted within {@code options.waitTime()} ({@code work} did not run)
+     * @throws LockNotHeldException if the lock was lost while {@code work} ran: it may have overlapped with
+     *     another holder's
+     */
+    default <T> T callWithLock(String name, LockOptions options, java.util.function.Supplier<T> work) {
+        if (work == null) {
+            throw new IllegalArgumentException("work must not be null");
+        }
+        LockHandle lock = acquire(name, options);
+        T result;
+        try {
+            result = work.get();
+        } catch (RuntimeException | Error e) {
+            try {
+                lock.close();
+            } catch (RuntimeException releaseFailed) {
+                e.addSuppressed(releaseFailed);
+            }
+            throw e;
+        }
+        lock.release();
+        return result;
+    }
+
+    /**
+     * Scheduled-job semantics, as in ShedLock: runs {@code task} only if the lock is free now, on every node; the
+     * lock lasts at most {@code lockAtMostFor} (a hard limit, not renewed: a hung or dead node cannot keep it
+     * longer) and at least {@code lockAtLeastFor} from the start, so that nodes whose clocks or schedules differ
+     * slightly do not run the task again right after it finished. A lock the caller holds already counts as held.
+     *
+     * @param name the lock name
+     * @param lockAtMostFor how long the lock lasts at most
+     * @param lockAtLeastFor how long it lasts at least, from the start of the task; at most {@code lockAtMostFor}
+     * @param task the job
+     * @return whether the task ran
+     * @throws IllegalArgumentException if a duration is null, negative, or {@code lockAtLeastFor > lockAtMostFor}
+     */
+    default boolean runIfFree(String name, Duration lockAtMostFor, Duration lockAtLeastFor, Runnable task) {
+        if (task == null) {
+            throw new IllegalArgumentException("task must not be null");
+        }
+        if (lockAtLeastFor == null || lockAtLeastFor.isNegative() || lockAtMostFor == null
+                || lockAtLeastFor.compareTo(lockAtMostFor) > 0) {
+            throw new IllegalArgumentException("lockAtLeastFor must be zero or positive and at most lockAtMostFor, was "
+                    + lockAtLeastFor + " with lockAtMostFor " + lockAtMostFor);
+        }
+        Optional<LockHandle> taken = tryAcquire(name, defaults().withWait(Duration.ZERO).withLease(lockAtMostFor)
+                .withScope(LockScope.LEASE).withAutoRenew(false));
+        if (taken.isEmpty()) {
+            return false;
+        }
+        LockHandle lock = taken.get();
+        if (lock.holdCount() > 1) {
+            lock.release();
+            return false;
+        }
+        long start = System.nanoTime();
+        try {
+            task.run();
+        } finally {
+            long keep = lockAtLeastFor.toNanos() - (System.nanoTime() - start);
+            if (keep > 0 && lock.isValid()) {
+                lock.extend(Duration.ofNanos(Math.max(keep, 1_000_000)));
+                releaseLater(lock, Duration.ofNanos(keep));
+            } else {
+                lock.release();
+            }
+        }
+        return true;
+    }
+
+    /** Releases {@code lock} once {@code delay} passed, on the JDK's shared delay thread. */
+    private static void releaseLater(LockHandle lock, Duration delay) {
+        java.util.concurrent.CompletableFuture.delayedExecutor(delay.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)
+                .execute(lock::close);
+    }
+
+    /**
      * Acquires without blocking the caller: the stage completes when the lock is granted, or exceptionally
      * with {@link LockTimeoutException} or {@link LockBackendException}. Waiting costs no thread per waiter.
      * Cancelling the returned future (via {@code toCompletableFuture().cancel}) withdraws the request; a lock
@@ -132,7 +254,10 @@ public interface LockManager extends AutoCloseable {
     /** @return this manager's random instance id, part of every owner id it writes */
     String instanceId();
 
-    /** Releases every lock this manager still holds, stops its threads, and closes the provider. */
+    /**
+     * Releases every lock this manager still holds, ends its waiters (with {@link IllegalStateException}) and
+     * cancels their waits in the backend, stops its threads, and closes the provider. Closing twice does nothing.
+     */
     @Override
     void close();
 
@@ -164,9 +289,9 @@ public interface LockManager extends AutoCloseable {
         }
 
         /**
-         * @param transactions how to find the caller's transaction; by default the JTA support when
-         *     {@code jakarta.transaction} is on the class path (it looks for the container's registry when a lock is
-         *     taken), else none
+         * @param transactions how to find the caller's transaction; by default those the provider was built over
+         *     ({@link LockProvider#transactions()}), else the JTA support when {@code jakarta.transaction} is on the
+         *     class path (it looks for the container's registry when a lock is taken), else none
          * @return this builder
          */
         public Builder transactions(TransactionSupport transactions) {
@@ -229,10 +354,20 @@ public interface LockManager extends AutoCloseable {
             return this;
         }
 
-        /** @return a new manager; close it when done */
+        /**
+         * @return a new manager; close it when done
+         * @throws IllegalArgumentException if the manager was given other transactions than those the provider was
+         *     built over
+         */
         public LockManager build() {
+            TransactionSupport providers = provider.transactions().orElse(null);
+            if (transactions != null && providers != null && transactions != providers) {
+                throw new IllegalArgumentException("the provider was built over " + providers + ", the transactions its"
+                        + " TRANSACTION-scoped locks join, but the manager was given " + transactions + ": give the manager"
+                        + " no transactions (it then uses the provider's) or the same ones");
+            }
             return new CoreLockManager(provider, defaults,
-                    transactions != null ? transactions : TransactionSupport.discover(),
+                    transactions != null ? transactions : providers != null ? providers : TransactionSupport.discover(),
                     ownerHost != null ? ownerHost : CoreLockManager.localHostName(), metrics);
         }
     }

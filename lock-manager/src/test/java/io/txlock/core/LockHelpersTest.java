@@ -1,0 +1,85 @@
+package io.txlock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.LockHandle;
+import io.txlock.LockManager;
+import io.txlock.LockOptions;
+import io.txlock.Strategy;
+import io.txlock.jdbc.JdbcLockProvider;
+import io.txlock.jdbc.TestDatabase;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** withLock, callWithLock, runIfFree and the compact tryAcquire, on a real lock table, seen from a second node. */
+class LockHelpersTest {
+
+    private final HikariDataSource h2 = TestDatabase.inMemoryH2("helpers", 8);
+    private final LockManager node = manager();
+    private final LockManager other = manager();
+
+    @AfterEach
+    void close() {
+        node.close();
+        other.close();
+        h2.close();
+    }
+
+    private LockManager manager() {
+        return LockManager.builder(JdbcLockProvider.builder(h2).strategy(Strategy.OPTIMISTIC_VERSION).reaperPeriod(Duration.ZERO).build()).build();
+    }
+
+    @Test
+    void withLockHoldsTheLockWhileTheWorkRunsAndReleasesItAfterwardsAlsoOnFailure() {
+        node.withLock("job", LockOptions.defaults(), () -> assertThat(other.tryAcquire("job")).as("'job' while the work runs").isEmpty());
+        assertThat(other.tryAcquire("job")).as("'job' after the work").hasValueSatisfying(LockHandle::release);
+        assertThatThrownBy(() -> node.withLock("job", LockOptions.defaults(), () -> {
+            throw new IllegalStateException("the work failed");
+        })).hasMessage("the work failed");
+        assertThat(other.tryAcquire("job")).as("'job' after the work failed").hasValueSatisfying(LockHandle::release);
+        assertThat(node.callWithLock("job", LockOptions.defaults(), () -> other.tryAcquire("job").isPresent()))
+                .as("whether another node got 'job' while callWithLock ran").isFalse();
+        assertThatThrownBy(() -> node.withLock("job", LockOptions.defaults(), null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("work");
+    }
+
+    @Test
+    void runIfFreeSkipsWhileHeldAndKeepsTheLockAtLeastAsLongAsAsked() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        try (LockHandle held = other.acquire("nightly")) {
+            assertThat(node.runIfFree("nightly", Duration.ofSeconds(30), Duration.ZERO, runs::incrementAndGet))
+                    .as("runIfFree while another node holds the lock").isFalse();
+        }
+        assertThat(runs).hasValue(0);
+        Duration atLeast = Duration.ofMillis(800);
+        long start = System.nanoTime();
+        assertThat(node.runIfFree("nightly", Duration.ofSeconds(30), atLeast, runs::incrementAndGet)).as("runIfFree of a free lock").isTrue();
+        assertThat(runs).hasValue(1);
+        boolean ranAgain = node.runIfFree("nightly", Duration.ofSeconds(30), Duration.ZERO, runs::incrementAndGet);
+        boolean otherRan = other.runIfFree("nightly", Duration.ofSeconds(30), Duration.ZERO, runs::incrementAndGet);
+        if (System.nanoTime() - start < atLeast.toNanos()) {
+            assertThat(ranAgain).as("the same thread's runIfFree within lockAtLeastFor").isFalse();
+            assertThat(otherRan).as("another node's runIfFree within lockAtLeastFor").isFalse();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!other.runIfFree("nightly", Duration.ofSeconds(30), Duration.ZERO, runs::incrementAndGet)) {
+            assertThat(System.nanoTime() - deadline).as("time waited for the lock kept at least %s", atLeast).isNegative();
+            Thread.sleep(20);
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("when another node could run the job again").isGreaterThanOrEqualTo(atLeast);
+        assertThatThrownBy(() -> node.runIfFree("nightly", Duration.ofSeconds(1), Duration.ofSeconds(2), runs::incrementAndGet))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockAtLeastFor");
+    }
+
+    @Test
+    void compactTryAcquireTakesWaitAndLease() {
+        try (LockHandle held = node.tryAcquire("compact", Duration.ofSeconds(1), Duration.ofSeconds(7)).orElseThrow()) {
+            assertThat(held.expiresAt()).as("the lease of a compact tryAcquire").isNotNull();
+            assertThat(other.tryAcquire("compact", Duration.ZERO, Duration.ofSeconds(7))).as("'compact' while held").isEmpty();
+        }
+    }
+}
