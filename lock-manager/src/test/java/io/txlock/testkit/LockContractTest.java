@@ -1130,6 +1130,44 @@ public abstract class LockContractTest {
                 .hasValueSatisfying(LockHandle::release);
     }
 
+    @Test
+    void renewalsConfirmedOnlyAfterTheLeaseRanOutNeverReviveTheLock() throws Exception {
+        Duration lease = Duration.ofMillis(600);
+        java.util.concurrent.atomic.AtomicBoolean slowReplies = new java.util.concurrent.atomic.AtomicBoolean();
+        LockManager holder = buildManager(new ForwardingProvider(newProvider()) {
+            @Override
+            public void renew(Grant grant, Duration asked) {
+                delegate.renew(grant, asked);
+                if (slowReplies.get()) {
+                    try {
+                        Thread.sleep(lease.multipliedBy(2).toMillis()); // the reply comes after the lease it renewed
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        });
+        managers.add(holder);
+        LockManager other = manager();
+        for (int round = 0; round < 3; round++) {
+            String name = name("late-renewal-" + round);
+            LockHandle held = holder.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease));
+            CountDownLatch lost = new CountDownLatch(1);
+            held.onLost(lost::countDown);
+            slowReplies.set(true);
+            assertThat(lost.await(PATIENCE.toMillis(), MILLISECONDS)).as("round %d: onLost of a lock whose renewals answer after"
+                    + " its lease", round).isTrue();
+            assertThat(held.isValid()).as("round %d: the handle once its lease ran out unconfirmed", round).isFalse();
+            Thread.sleep(lease.multipliedBy(3).toMillis()); // the late confirmations have all come in by now
+            assertThat(held.isValid()).as("round %d: the handle after late confirmations came in", round).isFalse();
+            assertThatThrownBy(held::release).as("round %d: release of a lock lost to late renewals", round)
+                    .isInstanceOf(LockNotHeldException.class);
+            slowReplies.set(false);
+            assertThat(other.tryAcquire(name, PATIENCE)).as("round %d: %s after its holder lost it", round, quoted(name))
+                    .hasValueSatisfying(LockHandle::release);
+        }
+    }
+
     /** A grant that fails when the core starts holding it: a failure after the backend granted, before the handle. */
     private record FailingGrant(Grant grant) implements Grant {
         static final String FAILURE = "the kit's failure after the backend granted";
