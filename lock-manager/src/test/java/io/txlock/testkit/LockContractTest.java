@@ -1140,7 +1140,7 @@ public abstract class LockContractTest {
                 delegate.renew(grant, asked);
                 if (slowReplies.get()) {
                     try {
-                        Thread.sleep(lease.multipliedBy(2).toMillis()); // the reply comes after the lease it renewed
+                        Thread.sleep(lease.plusMillis(200).toMillis()); // the reply comes after the lease it renewed
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -1149,7 +1149,7 @@ public abstract class LockContractTest {
         });
         managers.add(holder);
         LockManager other = manager();
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < 2; round++) {
             String name = name("late-renewal-" + round);
             LockHandle held = holder.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease));
             CountDownLatch lost = new CountDownLatch(1);
@@ -1158,7 +1158,7 @@ public abstract class LockContractTest {
             assertThat(lost.await(PATIENCE.toMillis(), MILLISECONDS)).as("round %d: onLost of a lock whose renewals answer after"
                     + " its lease", round).isTrue();
             assertThat(held.isValid()).as("round %d: the handle once its lease ran out unconfirmed", round).isFalse();
-            Thread.sleep(lease.multipliedBy(3).toMillis()); // the late confirmations have all come in by now
+            Thread.sleep(lease.multipliedBy(2).toMillis()); // the late confirmations have all come in by now
             assertThat(held.isValid()).as("round %d: the handle after late confirmations came in", round).isFalse();
             assertThatThrownBy(held::release).as("round %d: release of a lock lost to late renewals", round)
                     .isInstanceOf(LockNotHeldException.class);
