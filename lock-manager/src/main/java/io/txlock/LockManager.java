@@ -248,6 +248,14 @@ public interface LockManager extends AutoCloseable {
      */
     Lock asLock(String name);
 
+    /**
+     * Checks the backend with one read (the {@link #inspect} of a name nobody holds) and reports this manager's
+     * state. Never throws for a backend failure: that is what it reports.
+     *
+     * @return what the check found
+     */
+    LockHealth health();
+
     /** @return the options used where none are given */
     LockOptions defaults();
 

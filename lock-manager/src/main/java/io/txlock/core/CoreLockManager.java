@@ -3,6 +3,7 @@ package io.txlock.core;
 import io.txlock.LockBackendException;
 import io.txlock.LockException;
 import io.txlock.LockHandle;
+import io.txlock.LockHealth;
 import io.txlock.LockInfo;
 import io.txlock.LockInterruptedException;
 import io.txlock.LockManager;
@@ -65,6 +66,8 @@ public final class CoreLockManager implements LockManager {
     private final ExecutorService workers;
     private final LeaseTimers leaseTimers;
     private final BlockingCalls blocking;
+    private final java.util.concurrent.atomic.LongAdder renewalFailures = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder lostLocks = new java.util.concurrent.atomic.LongAdder();
     private final LockMetrics metrics;
     /** The calling thread as the owner of LEASE-scoped locks: made once per thread, not at every acquire. */
     private final ThreadLocal<Caller> threadCaller = ThreadLocal.withInitial(this::threadOwner);
@@ -220,6 +223,32 @@ public final class CoreLockManager implements LockManager {
             state.mutex.unlock();
         }
     }
+
+    @Override
+    public LockHealth health() {
+        ensureOpen();
+        String problem = null;
+        try {
+            callProvider(() -> provider.inspect(HEALTH_PROBE), "inspect '" + HEALTH_PROBE + "'");
+        } catch (RuntimeException e) {
+            problem = e.getMessage();
+        }
+        int held = 0;
+        int waiting = 0;
+        for (NameState state : states.values()) {
+            state.mutex.lock();
+            try {
+                held += state.holding != null ? 1 : 0;
+                waiting += state.waiting();
+            } finally {
+                state.mutex.unlock();
+            }
+        }
+        return new LockHealth(problem == null, problem, held, waiting, renewalFailures.sum(), lostLocks.sum());
+    }
+
+    /** The name {@link #health()} reads; nobody needs to hold it. */
+    static final String HEALTH_PROBE = "txlock:health-probe";
 
     @Override
     public Lock asLock(String name) {
@@ -919,9 +948,11 @@ public final class CoreLockManager implements LockManager {
                 return null;
             }, what);
         } catch (LockNotHeldException e) {
+            renewalFailures.increment();
             metrics.renewal(Renewal.REFUSED);
             throw e;
         } catch (RuntimeException e) {
+            renewalFailures.increment();
             metrics.renewal(Renewal.FAILED);
             throw e;
         }
@@ -995,6 +1026,7 @@ public final class CoreLockManager implements LockManager {
         if (!holding.end(Holding.Status.LOST, reason)) {
             return;
         }
+        lostLocks.increment();
         metrics.lost(cause);
         log.warn("lock {} lost: {}", holding, reason);
         free(holding);

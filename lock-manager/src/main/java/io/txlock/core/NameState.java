@@ -27,6 +27,11 @@ final class NameState {
         this.metrics = metrics;
     }
 
+    /** @return how many local callers wait for this name */
+    int waiting() {
+        return queue.size();
+    }
+
     boolean isTurnOf(Waiter w) {
         return holding == null && queue.peekFirst() == w;
     }

@@ -82,4 +82,31 @@ class LockHelpersTest {
             assertThat(other.tryAcquire("compact", Duration.ZERO, Duration.ofSeconds(7))).as("'compact' while held").isEmpty();
         }
     }
+
+    @Test
+    void healthReportsTheBackendAndWhatTheManagerHoldsAndWaitsFor() throws Exception {
+        io.txlock.LockHealth idle = node.health();
+        assertThat(idle.isUp()).as("health of a manager over a reachable database").isTrue();
+        assertThat(idle.held()).isZero();
+        try (LockHandle a = node.acquire("a"); LockHandle b = node.acquire("b")) {
+            java.util.concurrent.CompletableFuture<LockHandle> waiting = other.acquireAsync("a", LockOptions.defaults()
+                    .withWait(Duration.ofSeconds(30))).toCompletableFuture();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (other.health().waiting() == 0 && System.nanoTime() - deadline < 0) {
+                Thread.sleep(10);
+            }
+            assertThat(node.health().held()).as("locks held by the node").isEqualTo(2);
+            assertThat(other.health().waiting()).as("callers of the other node waiting").isEqualTo(1);
+            a.release();
+            waiting.get(30, java.util.concurrent.TimeUnit.SECONDS).release();
+        }
+        org.h2.jdbcx.JdbcDataSource nowhere = new org.h2.jdbcx.JdbcDataSource();
+        nowhere.setURL("jdbc:h2:tcp://127.0.0.1:1/mem:nowhere");
+        try (LockManager broken = LockManager.builder(JdbcLockProvider.builder(nowhere).dialect(io.txlock.jdbc.JdbcDialect.H2)
+                .reaperPeriod(Duration.ZERO).build()).build()) {
+            io.txlock.LockHealth down = broken.health();
+            assertThat(down.isUp()).as("health of a manager over an unreachable database").isFalse();
+            assertThat(down.problem()).as("the problem it reports").isNotBlank();
+        }
+    }
 }
