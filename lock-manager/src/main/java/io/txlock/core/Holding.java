@@ -103,11 +103,13 @@ final class Holding {
     }
 
     /**
-     * @return HELD (not SUSPENDED) and within its lease: the owner can rely on the lock now. Read under the same
-     *     monitor as {@link #renewed}, so once this saw the lease over, no late renewal makes it true again.
+     * @return HELD (not SUSPENDED), within its lease, and {@link Grant#knownInForceAt known in force} by the provider:
+     *     the owner can rely on the lock now. Read under the same monitor as {@link #renewed}, so once this saw the
+     *     lease over, no late renewal makes it true again.
      */
     synchronized boolean isValid() {
-        return status == Status.HELD && !leaseOverAt(System.nanoTime());
+        long now = System.nanoTime();
+        return status == Status.HELD && !leaseOverAt(now) && grant.knownInForceAt(now);
     }
 
     /** @return whether the lease bounds this holding and has run out on this JVM's clock */
