@@ -805,15 +805,19 @@ public final class CoreLockManager implements LockManager {
 
     /**
      * Sends a renewal the caller counted with {@link Holding#renewalStarted}, for {@code lease} from before the call.
-     * Until the backend confirms it, the lease runs on as before and its end is still watched: a confirmation that
-     * comes after the lease ran out on this JVM's clock does not revive the holding.
+     * Until the backend confirms it, the lease runs on as before, or ends sooner if the renewal shortens it (the
+     * backend may apply it before answering, or without an answer ever coming), and its end is still watched: a
+     * confirmation that comes after the lease ran out on this JVM's clock does not revive the holding.
      *
      * @throws LockNotHeldException if the backend refused, or confirmed too late; the holding is lost
-     * @throws LockBackendException if the backend failed; nothing changed
+     * @throws LockBackendException if the backend failed; only a shortened lease changed
      */
     private void renewNow(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
+        if (holding.leaseMayEndAt(start, wallStart, lease)) {
+            armLeaseTimer(holding);
+        }
         try {
             renewInBackend(holding, lease, "renew '" + holding.state.name + "'");
         } catch (Throwable e) {

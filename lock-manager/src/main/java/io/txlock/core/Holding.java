@@ -80,6 +80,27 @@ final class Holding {
         this.renewAtNanos = now + Math.min(every, Math.max(0, (expiresAtNanos - now) / 2));
     }
 
+    /**
+     * A renewal for {@code lease} from {@code startNanos} is about to be sent. From then on its outcome is unknown
+     * until the backend answers, and if it shortens the lease, the backend may apply it at once: until a confirmation
+     * says otherwise, the lease in force is the shorter of the one counted now and the new one. Nothing changes for a
+     * renewal that does not shorten it.
+     *
+     * @return whether the lease now ends sooner
+     */
+    synchronized boolean leaseMayEndAt(long startNanos, Instant wallStart, Duration lease) {
+        long end = startNanos + lease.toNanos();
+        if (end - expiresAtNanos >= 0) {
+            return false;
+        }
+        this.leaseStartNanos = startNanos;
+        this.expiresAtNanos = end;
+        this.expiresAt = wallStart.plus(lease);
+        long now = System.nanoTime();
+        this.renewAtNanos = Math.min(renewAtNanos, now + Math.max(0, (end - now) / 2));
+        return true;
+    }
+
     long expiresAtNanos() {
         return expiresAtNanos;
     }
