@@ -900,16 +900,19 @@ public final class CoreLockManager implements LockManager {
 
     /**
      * Sends a renewal the caller counted with {@link Holding#renewalStarted}, for {@code lease} from before the call.
-     * Until the backend confirms it, the lease runs on as before and its end is still watched: a confirmation that
-     * comes after the lease ran out on this JVM's clock does not revive the holding.
+     * Until the backend confirms it, the lease runs on as before, or ends sooner if the renewal shortens it (the
+     * backend may apply it before answering, or without an answer ever coming), and its end is still watched: a
+     * confirmation that comes after the lease ran out on this JVM's clock does not revive the holding.
      *
      * @throws LockNotHeldException if the backend refused, or confirmed too late; the holding is lost
-     * @throws LockBackendException if the backend failed; the lease ends at the earlier of its end so far and the
-     *     end of {@code lease} from before the call, since the backend may have applied it
+     * @throws LockBackendException if the backend failed; only a shortened lease changed
      */
     private void renewNow(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
+        if (holding.leaseMayEndAt(start, wallStart, lease)) {
+            armLeaseTimer(holding);
+        }
         try {
             renewInBackend(holding, lease, "renew '" + holding.state.name + "'");
         } catch (LockNotHeldException e) {
@@ -917,7 +920,7 @@ public final class CoreLockManager implements LockManager {
             lose(holding, Lost.RENEWAL_REFUSED, "renewal refused: " + e.getMessage());
             throw e;
         } catch (RuntimeException | Error e) {
-            holding.renewalUnknown(start, wallStart, lease);
+            holding.renewalEnded();
             throw e;
         }
         if (!holding.renewed(start, wallStart, lease)) {

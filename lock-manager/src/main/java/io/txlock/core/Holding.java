@@ -80,6 +80,27 @@ final class Holding {
         this.renewAtNanos = now + Math.min(every, Math.max(0, (expiresAtNanos - now) / 2));
     }
 
+    /**
+     * A renewal for {@code lease} from {@code startNanos} is about to be sent. From then on its outcome is unknown
+     * until the backend answers, and if it shortens the lease, the backend may apply it at once: until a confirmation
+     * says otherwise, the lease in force is the shorter of the one counted now and the new one. Nothing changes for a
+     * renewal that does not shorten it.
+     *
+     * @return whether the lease now ends sooner
+     */
+    synchronized boolean leaseMayEndAt(long startNanos, Instant wallStart, Duration lease) {
+        long end = startNanos + lease.toNanos();
+        if (end - expiresAtNanos >= 0) {
+            return false;
+        }
+        this.leaseStartNanos = startNanos;
+        this.expiresAtNanos = end;
+        this.expiresAt = wallStart.plus(lease);
+        long now = System.nanoTime();
+        this.renewAtNanos = Math.min(renewAtNanos, now + Math.max(0, (end - now) / 2));
+        return true;
+    }
+
     long expiresAtNanos() {
         return expiresAtNanos;
     }
@@ -103,11 +124,13 @@ final class Holding {
     }
 
     /**
-     * @return HELD (not SUSPENDED) and within its lease: the owner can rely on the lock now. Read under the same
-     *     monitor as {@link #renewed}, so once this saw the lease over, no late renewal makes it true again.
+     * @return HELD (not SUSPENDED), within its lease, and {@link Grant#knownInForceAt known in force} by the provider:
+     *     the owner can rely on the lock now. Read under the same monitor as {@link #renewed}, so once this saw the
+     *     lease over, no late renewal makes it true again.
      */
     synchronized boolean isValid() {
-        return status == Status.HELD && !leaseOverAt(System.nanoTime());
+        long now = System.nanoTime();
+        return status == Status.HELD && !leaseOverAt(now) && grant.knownInForceAt(now);
     }
 
     /** @return whether the lease bounds this holding and has run out on this JVM's clock */
@@ -140,22 +163,6 @@ final class Holding {
     /** A renewal failed, or was refused: the lease runs on as it did. */
     synchronized void renewalEnded() {
         renewing--;
-    }
-
-    /**
-     * A renewal for {@code lease}, sent at {@code startNanos}, failed without an answer: the backend may have applied
-     * it or not. The lease now ends at the earlier of the two ends that may be in force, so that a shortening
-     * renewal whose reply was lost cannot leave this JVM counting on the longer lease.
-     */
-    synchronized void renewalUnknown(long startNanos, Instant wallStart, Duration lease) {
-        renewing--;
-        long end = startNanos + lease.toNanos();
-        if (isLive() && end - expiresAtNanos < 0) {
-            this.lease = lease;
-            this.expiresAtNanos = end;
-            this.expiresAt = wallStart.plus(lease);
-            this.renewAtNanos = Math.min(renewAtNanos, end);
-        }
     }
 
     /** A background renewal failed: the next attempt is due at {@code atNanos} (at the latest when the lease ends). */

@@ -31,4 +31,19 @@ public interface Grant {
     default boolean endsWithTransaction() {
         return false;
     }
+
+    /**
+     * Whether this JVM knows that the backend still keeps the grant at {@code nanoTime}, as far as the provider can
+     * tell without asking it. A grant that lives with a session the backend expires by itself (a ZooKeeper session)
+     * is known in force only until the session timeout, counted from the last time the backend was heard from, has
+     * run out: a holder paused longer (a GC, {@code SIGSTOP}) may have lost it without having been told yet. The
+     * core asks on every {@code isValid()}; a grant not known in force is treated as suspended there (not valid,
+     * not lost). Must be quick and must not block: no backend call.
+     *
+     * @param nanoTime a {@link System#nanoTime()} reading
+     * @return {@code true} (the default) unless the backend may have ended the grant by then unbeknown to this JVM
+     */
+    default boolean knownInForceAt(long nanoTime) {
+        return true;
+    }
 }

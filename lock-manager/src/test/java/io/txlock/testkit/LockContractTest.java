@@ -73,7 +73,7 @@ import org.junit.jupiter.api.io.TempDir;
  * contract.
  */
 @Timeout(value = 180)
-public abstract class LockContractTest {
+public abstract class LockContractTest implements LateRenewalChecks {
 
     /** How long the kit waits for something that must happen: only a failing test waits this long. */
     protected static final Duration PATIENCE = Duration.ofSeconds(30);
@@ -216,6 +216,18 @@ public abstract class LockContractTest {
     /** @return a lock name unique to this test run */
     protected final String name(String suffix) {
         return prefix + suffix;
+    }
+
+    @Override
+    public final LockManager nodeOver(java.util.function.UnaryOperator<LockProvider> wrap) {
+        LockManager manager = buildManager(wrap.apply(newProvider()));
+        managers.add(manager);
+        return manager;
+    }
+
+    @Override
+    public final String uniqueName(String suffix) {
+        return name(suffix);
     }
 
     // ---------------------------------------------------------------- mutual exclusion and fencing

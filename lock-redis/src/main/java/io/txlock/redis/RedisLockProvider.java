@@ -52,6 +52,14 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class RedisLockProvider implements LockProvider {
 
+    /**
+     * The shortest lease a Redis lock takes: 100 ms. A shorter one can run out before Redis's answer arrives under
+     * ordinary load, and the core renews a lease every third of it. Shorter leases are refused with
+     * {@link IllegalArgumentException} when a lock is taken; {@code extend} to a shorter lease is allowed, and lets
+     * the lock go when it runs out.
+     */
+    public static final Duration MIN_LEASE = Duration.ofMillis(100);
+
     private static final Logger log = LoggerFactory.getLogger(RedisLockProvider.class);
 
     private final List<RedisNode> nodes;

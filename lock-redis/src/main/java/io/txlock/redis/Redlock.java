@@ -60,6 +60,12 @@ final class Redlock implements AutoCloseable {
     }
 
     Attempt tryAcquire(LockRequest request) {
+        if (request.lease().compareTo(RedisLockProvider.MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("a Redis lock's lease must be at least " + RedisLockProvider.MIN_LEASE.toMillis()
+                    + " ms, was " + request.lease() + " for '" + request.name() + "': a shorter one can run out before Redis's"
+                    + " answer arrives. Use LockOptions.withLease(Duration.ofMillis(" + RedisLockProvider.MIN_LEASE.toMillis()
+                    + ")) or longer");
+        }
         long start = System.nanoTime();
         long lease = leaseMillis(request.lease());
         String key = keys.lockKey(request.name());
@@ -87,11 +93,19 @@ final class Redlock implements AutoCloseable {
             }
         }
         RedisGrant grant = new RedisGrant(request.name(), key, token, claim, mayHold);
-        if (granted >= quorum && adopt(grant, provisional, best) >= quorum && validityMillis(start, lease) > 0) {
+        boolean grantedByQuorum = granted >= quorum && adopt(grant, provisional, best) >= quorum;
+        double validity = validityMillis(start, lease);
+        if (grantedByQuorum && validity > 0) {
             return Attempt.granted(grant);
         }
         if (grant.mayHoldAny()) {
             undo(grant, answers);
+        }
+        if (grantedByQuorum) {
+            throw new LockBackendException(description + ": granted '" + request.name() + "' only after "
+                    + Math.round(lease - validity - lease * clockDriftFactor) + " ms, longer than its lease of "
+                    + lease + " ms allows (less the clock drift allowance); the grant was undone. Redis answers slower"
+                    + " than the lease: use a longer lease", null);
         }
         return notGranted(request.name(), answers);
     }

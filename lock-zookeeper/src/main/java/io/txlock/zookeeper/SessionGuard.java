@@ -65,6 +65,11 @@ final class SessionGuard implements ConnectionStateListener {
         check(grant, checkEpoch, true);
     }
 
+    /** @return whether some grant is followed */
+    boolean following() {
+        return !grants.isEmpty();
+    }
+
     /** @return true if the grant was still followed: nothing reported it lost */
     boolean untrack(ZooKeeperGrant grant) {
         return grants.remove(grant.path(), grant);

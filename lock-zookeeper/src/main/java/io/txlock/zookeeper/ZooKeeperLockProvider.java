@@ -45,7 +45,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Session-bound:</b> a grant lives as long as the ZooKeeper session ({@link Grant#leased()} is false):
  *       a dead holder's lock is freed when its session expires. While the connection is suspended the holder's
  *       handle reports {@code isValid() == false}; when the session is lost, or the node deleted, the lock is
- *       lost and the holder is told.</li>
+ *       lost and the holder is told. {@code isValid()} is also false once the negotiated session timeout (less a
+ *       tenth) has passed since the last request of the session that ZooKeeper answered (the provider sends a
+ *       {@code sync} every quarter of the timeout while it holds locks): a holder that was paused past its session
+ *       timeout does not trust its lock before Curator has told it anything.</li>
  *   <li><b>Crash-safe creates:</b> nodes are created in Curator's protected mode, so a create whose reply was
  *       lost is found again or deleted, never left behind as an orphan that would block the queue.</li>
  * </ul>
@@ -65,6 +68,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
     private final String basePath;
     private final boolean closeClient;
     private final SessionGuard sessions;
+    private final SessionClock clock;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private ZooKeeperLockProvider(Builder builder) {
@@ -72,6 +76,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
         this.basePath = builder.basePath;
         this.closeClient = builder.closeClient;
         this.sessions = new SessionGuard(client);
+        this.clock = new SessionClock(client, sessions::following);
         client.getConnectionStateListenable().addListener(sessions);
     }
 
@@ -128,6 +133,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
         WatcherRemoveCuratorFramework watching = client.newWatcherRemoveCuratorFramework();
         try {
             while (true) {
+                long listed = System.nanoTime();
                 List<String> queue = LockNodes.queue(children(parent));
                 int place = queue.indexOf(node);
                 if (place < 0) {
@@ -135,7 +141,10 @@ public final class ZooKeeperLockProvider implements LockProvider {
                             + "' vanished (ZooKeeper session expired?)", null);
                 }
                 if (place == 0) {
-                    ZooKeeperGrant grant = new ZooKeeperGrant(request.name(), path, czxid(path, created), request.listener());
+                    clock.heardFromCurrentSession(listed);
+                    Stat stat = nodeStat(path, created);
+                    ZooKeeperGrant grant = new ZooKeeperGrant(request.name(), path, stat.getCzxid(), stat.getEphemeralOwner(),
+                            request.listener(), clock);
                     granted = true;
                     sessions.track(grant, sessionMark);
                     return Attempt.granted(grant);
@@ -167,7 +176,10 @@ public final class ZooKeeperLockProvider implements LockProvider {
         }
     }
 
-    /** Deletes the node even if the calling thread is interrupted; an interrupted caller stays interrupted. */
+    /**
+     * Deletes the node even if the calling thread is interrupted; an interrupted caller stays interrupted. A session
+     * that expired took the node with it: {@link LockNotHeldException}.
+     */
     @Override
     public void release(Grant grant) {
         ZooKeeperGrant g = (ZooKeeperGrant) grant;
@@ -178,6 +190,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
         } catch (KeeperException.NoNodeException e) {
             throw new LockNotHeldException("ZooKeeper lock " + g + " was no longer held: its node is gone"
                     + " (session expired or node deleted)");
+        } catch (KeeperException.SessionExpiredException e) {
+            throw new LockNotHeldException("ZooKeeper lock " + g + " was no longer held: its session expired,"
+                    + " and ZooKeeper deleted its node with it");
         } catch (Exception e) {
             throw backendFailure("release " + g + " (Curator keeps deleting it in the background)", e);
         } finally {
@@ -228,6 +243,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
             return;
         }
         client.getConnectionStateListenable().removeListener(sessions);
+        clock.close();
         for (ZooKeeperGrant g : sessions.untrackAll()) {
             g.listener().lost("the ZooKeeper lock provider was closed");
             try {
@@ -274,15 +290,15 @@ public final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /** Curator fills the stat only if the first create succeeded; a create found again after a lost reply has none. */
-    private long czxid(String path, Stat created) {
+    private Stat nodeStat(String path, Stat created) {
         if (created.getCzxid() != 0) {
-            return created.getCzxid();
+            return created;
         }
         Stat stat = call("read the node " + path, () -> client.checkExists().forPath(path));
         if (stat == null) {
             throw new LockBackendException(describe() + ": the new lock node " + path + " vanished (ZooKeeper session expired?)", null);
         }
-        return stat.getCzxid();
+        return stat;
     }
 
     private List<String> children(String parent) {
