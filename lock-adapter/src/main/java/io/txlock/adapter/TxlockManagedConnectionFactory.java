@@ -23,7 +23,6 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -430,20 +429,14 @@ public class TxlockManagedConnectionFactory implements ManagedConnectionFactory,
         this.defaultLease = defaultLease;
     }
 
-    private List<Object> configuration() {
-        return List.of(backend, dataSourceJndiName, leaseDataSourceJndiName, strategy, table, redisEndpoints,
-                redisKeyPrefix, zookeeperConnectString, zookeeperBasePath, defaultWait, defaultLease);
-    }
-
-    /** Equal to a factory of the same class with the same configuration, as Jakarta Connectors asks. */
+    /** Each factory owns its lock manager (its locks, its owner ids): equal only to itself, whatever its configuration. */
     @Override
     public boolean equals(Object other) {
-        return other instanceof TxlockManagedConnectionFactory that && getClass() == that.getClass()
-                && configuration().equals(that.configuration());
+        return this == other;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(configuration().toArray());
+        return System.identityHashCode(this);
     }
 }
