@@ -39,17 +39,34 @@ final class AdapterDeployments {
      */
     static EnterpriseArchive ear(String name, ContainerDatabase db, Class<?>... classes) {
         return ShrinkWrap.create(EnterpriseArchive.class, name + ".ear")
-                .addAsModule(adapter(db))
+                .addAsModule(adapter(db, Deployments.JTA, Deployments.NON_JTA))
                 .addAsModule(war(name, db, classes));
     }
 
+    /**
+     * @param name the EAR's name
+     * @param db the database namespace, for the Redis key prefix
+     * @param jta the JTA datasource of every JDBC connection factory: a global name that another deployment binds
+     * @param nonJta their non-JTA datasource
+     * @param classes the application's classes, in the WAR
+     * @return the EAR: the adapter on those datasources, and a WAR without datasources of its own
+     */
+    static EnterpriseArchive earOnSharedDataSources(String name, ContainerDatabase db, String jta, String nonJta,
+            Class<?>... classes) {
+        return ShrinkWrap.create(EnterpriseArchive.class, name + ".ear")
+                .addAsModule(adapter(db, jta, nonJta))
+                .addAsModule(ShrinkWrap.create(WebArchive.class, name + ".war").addClasses(classes)
+                        .addAsWebInfResource(new StringAsset("<beans xmlns=\"https://jakarta.ee/xml/ns/jakartaee\""
+                                + " version=\"4.0\" bean-discovery-mode=\"annotated\"/>"), "beans.xml"));
+    }
+
     /** @return the adapter's .rar with the test's ironjacamar.xml */
-    static ResourceAdapterArchive adapter(ContainerDatabase db) {
+    private static ResourceAdapterArchive adapter(ContainerDatabase db, String jta, String nonJta) {
         File rar = file("txlock.rar.adapter");
         ResourceAdapterArchive archive = ShrinkWrap.create(ZipImporter.class, "txlock-lock-adapter.rar").importFrom(rar)
                 .as(ResourceAdapterArchive.class);
         archive.delete("META-INF/ironjacamar.xml");
-        return archive.addAsManifestResource(new StringAsset(ironJacamarXml(db)), "ironjacamar.xml");
+        return archive.addAsManifestResource(new StringAsset(ironJacamarXml(db, jta, nonJta)), "ironjacamar.xml");
     }
 
     /**
@@ -69,10 +86,11 @@ final class AdapterDeployments {
                         + " bean-discovery-mode=\"annotated\"/>"), "beans.xml");
     }
 
-    private static String ironJacamarXml(ContainerDatabase db) {
+    private static String ironJacamarXml(ContainerDatabase db, String jta, String nonJta) {
         return "<ironjacamar>\n  <transaction-support>NoTransaction</transaction-support>\n  <connection-definitions>\n"
-                + jdbc(LOCKS, "txlock-locks", "SELECT_FOR_UPDATE") + jdbc(LOCKS_B, "txlock-locks-b", "SELECT_FOR_UPDATE")
-                + jdbc(LEASES, "txlock-leases", "OPTIMISTIC_VERSION")
+                + jdbc(LOCKS, "txlock-locks", "SELECT_FOR_UPDATE", jta, nonJta)
+                + jdbc(LOCKS_B, "txlock-locks-b", "SELECT_FOR_UPDATE", jta, nonJta)
+                + jdbc(LEASES, "txlock-leases", "OPTIMISTIC_VERSION", jta, nonJta)
                 + "    <connection-definition class-name=\"io.txlock.adapter.TxlockManagedConnectionFactory\" jndi-name=\""
                 + REDIS + "\" pool-name=\"txlock-redis\">\n"
                 + "      <config-property name=\"backend\">redis</config-property>\n"
@@ -82,12 +100,12 @@ final class AdapterDeployments {
                 + "  </connection-definitions>\n</ironjacamar>\n";
     }
 
-    private static String jdbc(String jndiName, String pool, String strategy) {
+    private static String jdbc(String jndiName, String pool, String strategy, String jta, String nonJta) {
         return "    <connection-definition class-name=\"io.txlock.adapter.TxlockManagedConnectionFactory\" jndi-name=\""
                 + jndiName + "\" pool-name=\"" + pool + "\">\n"
                 + "      <config-property name=\"backend\">jdbc</config-property>\n"
-                + "      <config-property name=\"dataSourceJndiName\">" + Deployments.JTA + "</config-property>\n"
-                + "      <config-property name=\"leaseDataSourceJndiName\">" + Deployments.NON_JTA + "</config-property>\n"
+                + "      <config-property name=\"dataSourceJndiName\">" + jta + "</config-property>\n"
+                + "      <config-property name=\"leaseDataSourceJndiName\">" + nonJta + "</config-property>\n"
                 + "      <config-property name=\"strategy\">" + strategy + "</config-property>\n"
                 + "    </connection-definition>\n";
     }

@@ -8,9 +8,12 @@ import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
-import io.txlock.it.adapterapp.AdapterSchema;
 import io.txlock.it.adapterapp.LockHolder;
+import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
+import io.txlock.jdbc.JdbcLockSchema;
+import java.sql.Connection;
+import java.sql.SQLException;
 import jakarta.annotation.Resource;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,29 +26,45 @@ import javax.sql.DataSource;
 import org.jboss.arquillian.container.test.api.Deployer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.OperateOnDeployment;
+import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.ByteArrayAsset;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Undeploying the application with the adapter releases the locks its lock managers held and leaves no thread of
- * txlock's behind. An observer application on the same database deploys the adapter's EAR (whose startup bean takes a
- * lock and keeps it, renewed), sees the lock held and renewed with no thread of txlock's running, undeploys the EAR,
- * and takes the lock at once.
+ * txlock's behind. An observer application on the same database watches while the client deploys the adapter's EAR
+ * (whose startup bean {@link LockHolder} takes locks and keeps them) and undeploys it. The observer also defines the
+ * datasource of the adapter's {@code java:/txlock/leases} factory, as a server's datasource would be: it outlives the
+ * adapter, whose stop releases the lease rows in it. The application's own datasource stops before the adapter does:
+ * its row lock ends with its connection.
  */
 @ExtendWith(ArquillianExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AdapterUndeployIT {
+
+    private static final String SHARED_JTA = "java:global/txlock-observer/jdbc/txlock";
+    private static final String SHARED_NON_JTA = "java:global/txlock-observer/jdbc/txlock-nonjta";
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
 
     /** The database of both deployments, made on the client when the first is built (not in the container). */
     private static ContainerDatabase db;
-    /** {@link LockHolder}'s locks (the observer does not deploy that class). */
-    private static final String RENEWED = "renewed-until-undeploy";
-    private static final String LONG_LEASE = "held-at-undeploy";
+    /** In the observer: the timer threads before the adapter was deployed. */
+    private static Set<String> timersBefore;
+
+    @ArquillianResource
+    Deployer deployer;
+
+    @Resource(lookup = "java:app/jdbc/txlock-nonjta")
+    DataSource dataSource;
 
     private static synchronized ContainerDatabase db() {
         if (db == null) {
@@ -57,66 +76,109 @@ class AdapterUndeployIT {
     @Deployment(name = "observer", order = 1)
     static WebArchive observer() {
         ContainerDatabase db = db();
-        return ShrinkWrap.create(WebArchive.class, "adapter-observer.war")
+        return ShrinkWrap.create(WebArchive.class, "txlock-observer.war")
                 .addClasses(AdapterUndeployIT.class, ContainerDatabase.class)
                 .addAsLibraries(AdapterDeployments.file("txlock.jar.lock-manager"), AdapterDeployments.file("txlock.jar.sql"),
                         AdapterDeployments.file("txlock.jar.slf4j-api"), AdapterDeployments.file("txlock.jar.assertj"),
                         AdapterDeployments.file(db.driverJarProperty()))
-                .add(new ByteArrayAsset(DataSourceDefinitions.compile(db)),
-                        "WEB-INF/classes/" + DataSourceDefinitions.CLASS_NAME.replace('.', '/') + ".class");
+                .add(new ByteArrayAsset(DataSourceDefinitions.compile(db, Deployments.JTA, Deployments.NON_JTA, SHARED_JTA,
+                        SHARED_NON_JTA)), "WEB-INF/classes/" + DataSourceDefinitions.CLASS_NAME.replace('.', '/') + ".class");
     }
 
     @Deployment(name = "adapter", managed = false, testable = false)
     static EnterpriseArchive adapter() {
-        return AdapterDeployments.ear("adapter-undeploy", db(), AdapterSchema.class, LockHolder.class);
+        return AdapterDeployments.earOnSharedDataSources("adapter-undeploy", db(), SHARED_JTA, SHARED_NON_JTA,
+                LockHolder.class);
     }
 
-    @ArquillianResource
-    Deployer deployer;
-
-    @Resource(lookup = "java:app/jdbc/txlock-nonjta")
-    DataSource dataSource;
+    @Test
+    @Order(1)
+    @OperateOnDeployment("observer")
+    void beforeTheDeployment() {
+        JdbcLockSchema.create(dataSource, dialect(), "method_lock");
+        timersBefore = threads("Timer-");
+    }
 
     @Test
-    @OperateOnDeployment("observer")
-    void undeployingTheAdapterReleasesItsLocksAndLeavesNoThreadOfTxlocksBehind() throws Exception {
-        Set<String> timersBefore = threads("Timer-");
+    @Order(2)
+    @RunAsClient
+    void deploy() {
         deployer.deploy("adapter");
-        try (LockManager observer = LockManager.builder(JdbcLockProvider.builder(dataSource)
-                .strategy(Strategy.OPTIMISTIC_VERSION).reaperPeriod(Duration.ZERO).build()).build()) {
-            try {
-                Instant firstUntil = observer.inspect(RENEWED).map(LockInfo::until)
-                        .orElseThrow(() -> new AssertionError(RENEWED + " is not held"));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                Optional<LockInfo> now = observer.inspect(RENEWED);
-                while (now.isPresent() && !now.get().until().isAfter(firstUntil) && System.nanoTime() < deadline) {
-                    Thread.sleep(50); // polls for the adapter's renewal, bounded
-                    now = observer.inspect(RENEWED);
-                }
-                assertThat(now).as("held and renewed by the adapter").hasValueSatisfying(info ->
-                        assertThat(info.until()).isAfter(firstUntil));
-                for (String name : List.of(RENEWED, LONG_LEASE)) {
-                    assertThat(observer.tryAcquire(name, LockOptions.defaults().withScope(LockScope.LEASE)
-                            .withWait(Duration.ZERO))).as(name + " is held by the adapter's application").isEmpty();
-                }
-                assertThat(txlockThreads(observer)).as("threads of txlock's own while the adapter holds and renews")
-                        .isEmpty();
-            } finally {
-                deployer.undeploy("adapter");
+    }
+
+    @Test
+    @Order(3)
+    @OperateOnDeployment("observer")
+    void theAdapterHoldsAndRenewsItsLocksWithoutThreadsOfItsOwn() throws Exception {
+        try (LockManager rows = rows(); LockManager leases = leases()) {
+            Instant firstUntil = leases.inspect(LockHolder.RENEWED).map(LockInfo::until)
+                    .orElseThrow(() -> new AssertionError(LockHolder.RENEWED + " is not held"));
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            Optional<LockInfo> now = leases.inspect(LockHolder.RENEWED);
+            while (now.isPresent() && !now.get().until().isAfter(firstUntil) && System.nanoTime() < deadline) {
+                Thread.sleep(50); // polls for the adapter's renewal, bounded
+                now = leases.inspect(LockHolder.RENEWED);
             }
-            assertThat(txlockThreads(observer)).as("txlock's threads after the undeployment").isEmpty();
-            assertThat(threads("Timer-")).as("the adapter's timer thread is gone").isSubsetOf(timersBefore);
-            Optional<LockHandle> taken = observer.tryAcquire(LONG_LEASE, LockOptions.defaults()
-                    .withScope(LockScope.LEASE).withWait(Duration.ZERO));
-            assertThat(taken).as("released by the adapter's stop: free long before its lease of 5 min ends").isPresent();
-            taken.get().release();
+            assertThat(now).as("held and renewed by the adapter").hasValueSatisfying(info ->
+                    assertThat(info.until()).isAfter(firstUntil));
+            assertThat(free(rows, LockHolder.ROW_LOCK)).as("the row lock is held by the adapter's application").isFalse();
+            assertThat(free(leases, LockHolder.LONG_LEASE)).as("the lease row is held").isFalse();
+            assertThat(txlockThreads(rows, leases)).as("threads of txlock's own while the adapter holds and renews")
+                    .isEmpty();
         }
     }
 
-    /** @return live threads named by txlock, but for the observer's own manager */
-    private static List<String> txlockThreads(LockManager observer) {
-        return threads("txlock").stream().filter(name -> !name.startsWith("txlock-" + observer.instanceId() + "-"))
-                .sorted().toList();
+    @Test
+    @Order(4)
+    @RunAsClient
+    void undeploy() {
+        deployer.undeploy("adapter");
+    }
+
+    @Test
+    @Order(5)
+    @OperateOnDeployment("observer")
+    void afterTheUndeploymentNoLockIsHeldAndNoThreadOfTheAdaptersLives() {
+        try (LockManager rows = rows(); LockManager leases = leases()) {
+            assertThat(txlockThreads(rows, leases)).as("txlock's threads after the undeployment").isEmpty();
+            assertThat(threads("Timer-")).as("the adapter's timer thread is gone").isSubsetOf(timersBefore);
+            assertThat(free(rows, LockHolder.ROW_LOCK)).as("the row lock is free").isTrue();
+            assertThat(free(leases, LockHolder.LONG_LEASE)).as("released by the adapter's stop, long before its lease of"
+                    + " 5 min ends").isTrue();
+            assertThat(free(leases, LockHolder.RENEWED)).isTrue();
+        }
+    }
+
+    private JdbcDialect dialect() {
+        try (Connection c = dataSource.getConnection()) {
+            String product = c.getMetaData().getDatabaseProductName();
+            return product.startsWith("H2") ? JdbcDialect.H2
+                    : product.startsWith("PostgreSQL") ? JdbcDialect.POSTGRESQL : JdbcDialect.MARIADB;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private LockManager rows() {
+        return LockManager.builder(JdbcLockProvider.builder(dataSource).reaperPeriod(Duration.ZERO).build()).build();
+    }
+
+    private LockManager leases() {
+        return LockManager.builder(JdbcLockProvider.builder(dataSource).strategy(Strategy.OPTIMISTIC_VERSION)
+                .reaperPeriod(Duration.ZERO).build()).build();
+    }
+
+    private static boolean free(LockManager manager, String name) {
+        Optional<LockHandle> lock = manager.tryAcquire(name, LockOptions.defaults().withScope(LockScope.LEASE)
+                .withWait(Duration.ZERO));
+        lock.ifPresent(LockHandle::release);
+        return lock.isPresent();
+    }
+
+    /** @return live threads named by txlock, but for the observer's own managers */
+    private static List<String> txlockThreads(LockManager... observers) {
+        return threads("txlock").stream().filter(name -> java.util.Arrays.stream(observers)
+                .noneMatch(m -> name.startsWith("txlock-" + m.instanceId() + "-"))).sorted().toList();
     }
 
     private static Set<String> threads(String prefix) {
