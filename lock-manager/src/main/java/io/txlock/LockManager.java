@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -276,6 +278,8 @@ public interface LockManager extends AutoCloseable {
         private TransactionSupport transactions;
         private String ownerHost;
         private LockMetrics metrics = LockMetrics.none();
+        private ScheduledExecutorService scheduler;
+        private Executor executor;
 
         private Builder(LockProvider provider) {
             if (provider == null) {
@@ -363,6 +367,44 @@ public interface LockManager extends AutoCloseable {
         }
 
         /**
+         * Runs the manager's timers (wait timeouts, backoff pauses, lease renewals coming due) on {@code scheduler}
+         * instead of a timer thread of its own, for example a container's {@code ManagedScheduledExecutorService}.
+         * Without an {@link #executor(Executor)}, the scheduler also runs the work (attempts of asynchronous waits,
+         * renewals, {@code onLost} listeners), and the manager starts no thread at all. {@link LockManager#close()}
+         * does not shut it down: its owner does, after closing the manager.
+         *
+         * @param scheduler where timers run; its tasks are short and never block
+         * @return this builder
+         * @throws IllegalArgumentException if {@code scheduler} is null
+         */
+        public Builder scheduler(ScheduledExecutorService scheduler) {
+            if (scheduler == null) {
+                throw new IllegalArgumentException("scheduler must not be null: leave it unset for a timer thread of the manager's own");
+            }
+            this.scheduler = scheduler;
+            return this;
+        }
+
+        /**
+         * Runs the manager's work (attempts of asynchronous waits, which may block in the backend, lease renewals,
+         * {@code onLost} listeners) on {@code executor} instead of worker threads of its own, for example a
+         * container's {@code ManagedExecutorService}, or {@code Executors.newVirtualThreadPerTaskExecutor()}.
+         * Together with {@link #scheduler(ScheduledExecutorService)} the manager starts no thread at all.
+         * {@link LockManager#close()} does not shut it down.
+         *
+         * @param executor where work runs; it should not queue tasks behind long-blocked ones
+         * @return this builder
+         * @throws IllegalArgumentException if {@code executor} is null
+         */
+        public Builder executor(Executor executor) {
+            if (executor == null) {
+                throw new IllegalArgumentException("executor must not be null: leave it unset for worker threads of the manager's own");
+            }
+            this.executor = executor;
+            return this;
+        }
+
+        /**
          * @return a new manager; close it when done
          * @throws IllegalArgumentException if the manager was given other transactions than those the provider was
          *     built over
@@ -376,7 +418,7 @@ public interface LockManager extends AutoCloseable {
             }
             return new CoreLockManager(provider, defaults,
                     transactions != null ? transactions : providers != null ? providers : TransactionSupport.discover(),
-                    ownerHost != null ? ownerHost : CoreLockManager.localHostName(), metrics);
+                    ownerHost != null ? ownerHost : CoreLockManager.localHostName(), metrics, scheduler, executor);
         }
     }
 }

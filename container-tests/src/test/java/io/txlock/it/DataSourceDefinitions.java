@@ -29,10 +29,23 @@ final class DataSourceDefinitions {
 
     /** @return the class file of a class annotated with the JTA and the non-JTA datasource on {@code db} */
     static byte[] compile(ContainerDatabase db) {
+        return compile(db, Deployments.JTA, Deployments.NON_JTA);
+    }
+
+    /**
+     * @param db the database
+     * @param names pairs of JNDI names: a JTA datasource's, then a non-JTA one's
+     * @return the class file of a class annotated with these datasources on {@code db}
+     */
+    static byte[] compile(ContainerDatabase db, String... names) {
+        StringBuilder definitions = new StringBuilder();
+        for (int i = 0; i + 1 < names.length; i += 2) {
+            definitions.append(i == 0 ? "" : ",\n").append(definition(db, names[i], true, 30)).append(",\n")
+                    .append(definition(db, names[i + 1], false, 15));
+        }
         String source = "package io.txlock.it.generated;\n"
                 + "@jakarta.annotation.sql.DataSourceDefinitions({\n"
-                + definition(db, Deployments.JTA, true, 30) + ",\n"
-                + definition(db, Deployments.NON_JTA, false, 15) + "})\n"
+                + definitions + "})\n"
                 + "public class TxlockDataSources {\n}\n";
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         ByteArrayOutputStream classFile = new ByteArrayOutputStream();

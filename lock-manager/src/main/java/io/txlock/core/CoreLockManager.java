@@ -63,7 +63,10 @@ public final class CoreLockManager implements LockManager {
     private final String instanceId;
     private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timers;
-    private final ExecutorService workers;
+    private final java.util.concurrent.Executor workers;
+    /** Whether {@link #close()} shuts {@link #timers} and {@link #workers} down: only when this manager made them. */
+    private final boolean ownsTimers;
+    private final boolean ownsWorkers;
     private final LeaseTimers leaseTimers;
     private final BlockingCalls blocking;
     private final java.util.concurrent.atomic.LongAdder renewalFailures = new java.util.concurrent.atomic.LongAdder();
@@ -84,18 +87,40 @@ public final class CoreLockManager implements LockManager {
      */
     public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host,
             LockMetrics metrics) {
+        this(provider, defaults, transactions, host, metrics, null, null);
+    }
+
+    /**
+     * Use {@link LockManager#builder(LockProvider)}.
+     *
+     * @param provider the backend
+     * @param defaults options where a call gives none
+     * @param transactions how to find the caller's transaction
+     * @param host the host name written as owner
+     * @param metrics where outcomes are reported; {@link LockMetrics#none()} for nowhere
+     * @param scheduler runs timers (and, without {@code executor}, the work too); null for a timer thread of its own
+     * @param executor runs attempts, renewals and listeners; null for the scheduler's, else worker threads of its own
+     */
+    public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host,
+            LockMetrics metrics, ScheduledExecutorService scheduler, java.util.concurrent.Executor executor) {
         this.provider = provider;
         this.metrics = metrics;
         this.defaults = defaults;
         this.transactions = transactions;
         this.host = host;
         this.instanceId = Long.toUnsignedString(RANDOM.nextLong() >>> 2, 36);
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, threads("timer"));
-        timer.setRemoveOnCancelPolicy(true);
-        this.timers = timer;
-        this.workers = Executors.newCachedThreadPool(threads("worker"));
-        this.leaseTimers = new LeaseTimers(timer, this::execute);
-        this.blocking = new BlockingCalls(timer);
+        this.ownsTimers = scheduler == null;
+        if (ownsTimers) {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, threads("timer"));
+            timer.setRemoveOnCancelPolicy(true);
+            this.timers = timer;
+        } else {
+            this.timers = scheduler;
+        }
+        this.ownsWorkers = executor == null && ownsTimers;
+        this.workers = executor != null ? executor : ownsTimers ? Executors.newCachedThreadPool(threads("worker")) : scheduler;
+        this.leaseTimers = new LeaseTimers(timers, this::execute);
+        this.blocking = new BlockingCalls(timers);
     }
 
     /** @return this host's name, or "localhost" if it cannot be found */
@@ -292,12 +317,17 @@ public final class CoreLockManager implements LockManager {
                 log.warn("could not release {} while closing: {}", h, e.toString());
             }
         }
-        timers.shutdownNow();
-        workers.shutdown();
-        try {
-            workers.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (ownsTimers) {
+            timers.shutdownNow();
+        }
+        if (ownsWorkers) {
+            ExecutorService own = (ExecutorService) workers;
+            own.shutdown();
+            try {
+                own.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         provider.close();
     }
