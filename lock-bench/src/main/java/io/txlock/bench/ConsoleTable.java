@@ -64,7 +64,7 @@ final class ConsoleTable {
         List<ScenarioResult> withTargets = report.results().stream().filter(r -> !r.targets().isEmpty()).toList();
         if (!withTargets.isEmpty()) {
             out.println();
-            out.println("targets (DESIGN.md)");
+            out.println("targets (docs/design.md)");
             for (ScenarioResult r : withTargets) {
                 for (Target t : r.targets()) {
                     out.println("  " + pad(r.backend() + " " + r.strategy() + " " + r.scenario(), 40) + pad(t.what(), 28) + t.describe());

@@ -6,7 +6,7 @@ package io.txlock.bench;
  */
 final class HandoffScenario extends LockScenario {
 
-    /** DESIGN.md: contended handoff p99 no worse than 2 x the raw backend's own handoff. */
+    /** docs/design.md: contended handoff p99 no worse than 2 x the raw backend's own handoff. */
     static final double TARGET = 2.0;
 
     @Override

@@ -6,7 +6,7 @@ package io.txlock.bench;
  */
 final class ManyKeysScenario extends LockScenario {
 
-    /** DESIGN.md: an uncontended cycle at least 0.9 x the raw round trip of the same backend. */
+    /** docs/design.md: an uncontended cycle at least 0.9 x the raw round trip of the same backend. */
     static final double TARGET = 0.9;
 
     @Override

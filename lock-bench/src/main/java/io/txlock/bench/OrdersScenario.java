@@ -36,7 +36,7 @@ final class OrdersScenario implements Scenario {
     /** The scenario's id on the command line. */
     static final String ID = "orders";
 
-    /** DESIGN.md: at least 3 x the seed's throughput on MariaDB with 64 clients. */
+    /** docs/design.md: at least 3 x the seed's throughput on MariaDB with 64 clients. */
     static final double TARGET = 3.0;
     static final int TARGET_CLIENTS = 64;
 
@@ -108,7 +108,7 @@ final class OrdersScenario implements Scenario {
 
     /**
      * @param txlock txlock's way
-     * @return DESIGN.md's "zero deadlocks": a deadlock under txlock misses it (on every database), without failing the
+     * @return docs/design.md's "zero deadlocks": a deadlock under txlock misses it (on every database), without failing the
      *     checker; the submission was retried, and lost or duplicate orders are the checker's
      */
     static Target deadlocks(Measurement txlock) {

@@ -10,7 +10,7 @@ import java.util.List;
  * @param scenario the scenario id
  * @param settings the scenario's settings, e.g. "8 workers, 1 name, hold 0 µs"
  * @param measurements txlock first, then its yardstick (floor or seed) if any
- * @param targets the run against DESIGN.md's targets: txlock against the yardstick first, if there is one; then
+ * @param targets the run against docs/design.md's targets: txlock against the yardstick first, if there is one; then
  *     others (zero deadlocks under txlock)
  * @param kill the killed holder's story, or null
  * @param failures safety failures (overlaps, token regressions, lost updates, duplicates under txlock);

@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A figure of one run against a target DESIGN.md sets: txlock against its yardstick (a ratio), or a count that
+ * A figure of one run against a target docs/design.md sets: txlock against its yardstick (a ratio), or a count that
  * must stay within a bound (deadlocks under txlock).
  *
  * @param what what is measured, e.g. "txlock/floor throughput" or "txlock deadlocks"

@@ -55,7 +55,7 @@ class JdbcSmokeTest {
     }
 
     /**
-     * DESIGN.md's configuration of the idempotency target, 64 concurrent clients with duplicate submissions on
+     * docs/design.md's configuration of the idempotency target, 64 concurrent clients with duplicate submissions on
      * MariaDB: every order stored once and no deadlock under txlock, lock and claim alike, while the seed's way
      * runs beside them. Its throughput is not asserted (a tiny window on a shared machine); that the target applies
      * is. One retry keeps the seed's lock wait timeouts from stretching the run.

@@ -33,7 +33,7 @@ class LockBenchCommandTest {
         int status = run("--duration", "1s", "--warmup", "200ms", "--report", report.toString());
 
         assertThat(status).as(printed()).isZero();
-        assertThat(printed()).contains("h2: H2 ").contains("targets (DESIGN.md)").contains("txlock/seed throughput")
+        assertThat(printed()).contains("h2: H2 ").contains("targets (docs/design.md)").contains("txlock/seed throughput")
                 .contains("txlock deadlocks").contains("txlock/floor throughput").contains("txlock/floor handoff p99")
                 .contains("SELECT_FOR_UPDATE").contains("OPTIMISTIC_VERSION").contains("UNIQUE_INSERT").contains("CLAIM")
                 .contains("CHECKER PASSED").doesNotContain("\nERROR ").doesNotContain("\nFAILED ");

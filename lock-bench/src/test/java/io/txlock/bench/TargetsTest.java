@@ -14,7 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The ratios and counts against DESIGN.md's targets, and how the table and results.json show them. */
+/** The ratios and counts against docs/design.md's targets, and how the table and results.json show them. */
 class TargetsTest {
 
     private static Latency p99(double micros) {

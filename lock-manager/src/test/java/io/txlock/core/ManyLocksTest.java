@@ -16,7 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN.md's memory target: one JVM holds 100,000 distinct locks at once, with local bookkeeping of one entry
+ * docs/design.md's memory target: one JVM holds 100,000 distinct locks at once, with local bookkeeping of one entry
  * per held name and none left once they are released. On embedded H2 (a real database, the fastest here), with
  * UNIQUE_INSERT, whose LEASE grants hold no connection.
  */

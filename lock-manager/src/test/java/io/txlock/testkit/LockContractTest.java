@@ -55,10 +55,14 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <pre>{@code
  * class RedisContractTest extends LockContractTest {
+ *     static final HostAndPort REDIS = new HostAndPort("127.0.0.1", 6379);
+ *     static final JedisClientConfig CONFIG = DefaultJedisClientConfig.builder().socketTimeoutMillis(500).build();
  *     static final String PREFIX = "test-" + UUID.randomUUID() + ":";   // a namespace of its own
- *     protected LockProvider newProvider() { return RedisLockProvider.builder(URI).keyPrefix(PREFIX).build(); }
- *     protected ProviderRecipe recipe() { return new ProviderRecipe(RedisFactory.class, URI + " " + PREFIX); }
- *     protected LockProvider newUnreachableProvider() { return RedisLockProvider.builder("redis://127.0.0.1:1").build(); }
+ *     protected LockProvider newProvider() { return RedisLockProvider.builder(REDIS, CONFIG).keyPrefix(PREFIX).build(); }
+ *     protected ProviderRecipe recipe() { return new ProviderRecipe(RedisFactory.class, PREFIX); }  // RedisFactory builds the same
+ *     protected LockProvider newUnreachableProvider() {
+ *         return RedisLockProvider.builder(new HostAndPort("127.0.0.1", 1), CONFIG).build();
+ *     }
  * }
  * }</pre>
  * {@code FileLockContractTest} (in these test sources) is the smallest complete example.
