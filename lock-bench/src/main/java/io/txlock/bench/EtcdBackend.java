@@ -15,9 +15,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * etcd through jetcd and {@code txlock-lock-etcd}. Without {@code --etcd}, a private {@code etcd} server started by
- * the bench (the binary on the PATH), served to worker JVMs too. The nodes of a site share up to
- * {@value #MAX_CLIENTS} jetcd clients round-robin (each client has its own Vert.x event loops and gRPC channel). The
- * bench's keys live under a fresh prefix, deleted when the backend closes; orders go to an embedded H2 database.
+ * the bench (the binary on the PATH), served to worker JVMs too. The nodes of every site share up to
+ * {@value #MAX_CLIENTS} jetcd clients round-robin (each client has its own Vert.x event loops and gRPC channel),
+ * opened once for the backend so that no measured run pays for connecting. The bench's keys live under a fresh
+ * prefix, deleted when the backend closes; orders go to an embedded H2 database.
  */
 final class EtcdBackend implements Backend {
 
@@ -30,6 +31,7 @@ final class EtcdBackend implements Backend {
     private final String prefix;
     private final EmbeddedOrders orders;
     private final Client admin;
+    private final List<Client> clients = new ArrayList<>();
     private final String version;
 
     private EtcdBackend(BackendSpec spec, int connections) {
@@ -90,22 +92,23 @@ final class EtcdBackend implements Backend {
     @Override
     public Site openSite(String strategy, int nodes) {
         List<LockManager> managers = new ArrayList<>();
-        List<AutoCloseable> clients = new ArrayList<>();
         try {
             for (int i = 0; i < nodes; i++) {
-                if (i < MAX_CLIENTS) {
-                    clients.add(client());
-                }
-                Client client = (Client) clients.get(i % clients.size());
-                EtcdLockProvider provider = EtcdLockProvider.builder(client).keyPrefix(prefix + "locks/").build();
+                EtcdLockProvider provider = EtcdLockProvider.builder(sharedClient(i)).keyPrefix(prefix + "locks/").build();
                 managers.add(LockManager.builder(provider).transactions(orders.transactions()).ownerHost("node-" + i).build());
             }
         } catch (RuntimeException e) {
             managers.forEach(LockManager::close);
-            clients.forEach(c -> ((Client) c).close());
             throw e;
         }
-        return new Site(managers, orders.transactions(), JdbcDialect.H2, clients);
+        return new Site(managers, orders.transactions(), JdbcDialect.H2, List.of());
+    }
+
+    private synchronized Client sharedClient(int node) {
+        if (clients.size() < MAX_CLIENTS && node >= clients.size()) {
+            clients.add(client());
+        }
+        return clients.get(node % clients.size());
     }
 
     @Override
@@ -128,6 +131,9 @@ final class EtcdBackend implements Backend {
         } catch (Exception e) {
             System.err.println("could not delete the bench's etcd keys under " + prefix + ": " + e);
         } finally {
+            synchronized (this) {
+                clients.forEach(Client::close);
+            }
             admin.close();
             orders.close();
             if (server != null) {

@@ -2,6 +2,7 @@ package io.txlock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +11,9 @@ class EtcdSmokeTest {
 
     @Test
     void lockScenariosPassTheCheckerAndMeasureTheFloor() {
-        BenchConfig config = Configs.quick(BackendKind.ETCD, List.of(), List.of("counter", "keys", "handoff"));
+        BenchConfig quick = Configs.quick(BackendKind.ETCD, List.of(), List.of("counter", "keys", "handoff"));
+        // every etcd write waits for an fsync: on a loaded disk a 0.4 s window may see no lock at all
+        BenchConfig config = Configs.withTiming(quick, new Timing(Duration.ofSeconds(1), Duration.ofSeconds(2)));
 
         BenchReport report = BenchRun.run(config, "test", Progress.silent());
 
