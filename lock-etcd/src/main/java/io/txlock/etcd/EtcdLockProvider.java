@@ -31,8 +31,11 @@ import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -77,6 +80,8 @@ public final class EtcdLockProvider implements LockProvider {
     private static final GetOption FIRST_BY_CREATE = GetOption.builder().isPrefix(true)
             .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
     private static final TxnOption IDEMPOTENT = TxnOption.builder().withAutoRetry().build();
+    /** The clients some provider already warmed up. */
+    private static final Set<Client> WARMED_UP = Collections.newSetFromMap(new WeakHashMap<>());
 
     private final Client client;
     private final KV kv;
@@ -97,13 +102,19 @@ public final class EtcdLockProvider implements LockProvider {
         this.requestTimeout = builder.requestTimeout;
         this.closeClient = builder.closeClient;
         this.description = "etcd keys '" + builder.keyPrefix + "…'";
-        CompletableFuture.runAsync(this::warmUp);
+        boolean first;
+        synchronized (WARMED_UP) {
+            first = WARMED_UP.add(client);
+        }
+        if (first) {
+            CompletableFuture.runAsync(this::warmUp);
+        }
     }
 
     /**
-     * Connects in the background and runs each kind of lease call once: in a fresh JVM the first lease grant and
-     * the first keep-alive each take hundreds of milliseconds, which would otherwise be spent from the first lock's
-     * lease, before its first renewal.
+     * Connects in the background and runs each kind of lease call once, once per client: in a fresh JVM the first
+     * lease grant and the first keep-alive each take hundreds of milliseconds, which would otherwise be spent from
+     * the first lock's lease, before its first renewal.
      */
     private void warmUp() {
         try {

@@ -49,7 +49,7 @@ class EtcdLockContractTest extends LockContractTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new EtcdProviderFactory().create("endpoints=http://127.0.0.1:" + closedPort + ";prefix=" + PREFIX + ";timeoutMs=1000");
+        return new EtcdProviderFactory().create("endpoints=http://127.0.0.1:" + closedPort + ";prefix=" + PREFIX + ";timeoutMs=1000;warmUp=false");
     }
 
     /** A dead holder's key goes when its etcd lease expires: its TTL is the lease in whole seconds, at least etcd's minimum. */

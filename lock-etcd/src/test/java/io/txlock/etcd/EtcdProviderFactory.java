@@ -1,15 +1,24 @@
 package io.txlock.etcd;
 
 import io.etcd.jetcd.Client;
+import io.txlock.LockBackendException;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.GrantListener;
+import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockProvider;
+import io.txlock.spi.LockRequest;
 import io.txlock.testkit.ProviderFactory;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Builds an {@link EtcdLockProvider} that owns its jetcd client, from
- * {@code endpoints=<url,url...>;prefix=</prefix/>;timeoutMs=<request timeout>}.
+ * {@code endpoints=<url,url...>;prefix=</prefix/>;timeoutMs=<request timeout>[;warmUp=false]}. Like an application
+ * that connects before it serves, it takes, renews and releases one lock of its own before it returns the provider
+ * (unless {@code warmUp=false}): in a fresh JVM on a loaded machine, connecting and loading jetcd's classes takes
+ * seconds, which would otherwise be spent from the first lock's lease.
  */
 public final class EtcdProviderFactory implements ProviderFactory {
 
@@ -38,8 +47,25 @@ public final class EtcdProviderFactory implements ProviderFactory {
         Duration timeout = Duration.ofMillis(Long.parseLong(settings.getOrDefault("timeoutMs", String.valueOf(TIMEOUT_MS))));
         Client client = Client.builder().endpoints(required(settings, "endpoints").split(","))
                 .connectTimeout(timeout).build();
-        return EtcdLockProvider.builder(client).keyPrefix(required(settings, "prefix")).requestTimeout(timeout)
-                .closeClient(true).build();
+        EtcdLockProvider provider = EtcdLockProvider.builder(client).keyPrefix(required(settings, "prefix"))
+                .requestTimeout(timeout).closeClient(true).build();
+        if (!"false".equals(settings.get("warmUp"))) {
+            warmUp(provider);
+        }
+        return provider;
+    }
+
+    private static void warmUp(EtcdLockProvider provider) {
+        try {
+            Attempt attempt = provider.tryAcquire(new LockRequest("factory-warm-up-" + UUID.randomUUID(),
+                    new LockOwner("factory", "warm-up", "main"), Duration.ofSeconds(5), Duration.ZERO, false, GrantListener.NONE));
+            if (attempt.isGranted()) {
+                provider.renew(attempt.grant(), Duration.ofSeconds(5));
+                provider.release(attempt.grant());
+            }
+        } catch (LockBackendException e) {
+            // etcd is not reachable (yet): the caller's own lock calls will say so
+        }
     }
 
     private static String required(Map<String, String> settings, String key) {
