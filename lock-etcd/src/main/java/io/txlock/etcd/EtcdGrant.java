@@ -17,6 +17,8 @@ final class EtcdGrant implements Grant {
     private long leaseId;
     /** Guarded by this: the TTL etcd granted the lease, in seconds. */
     private long ttlSeconds;
+    /** Guarded by this: released, its lease handed on to later attempts; nothing may be done with it any more. */
+    private boolean released;
 
     EtcdGrant(String name, ByteSequence key, ByteSequence value, long createRevision, long leaseId, long ttlSeconds) {
         this.name = name;
@@ -58,6 +60,15 @@ final class EtcdGrant implements Grant {
 
     synchronized long ttlSeconds() {
         return ttlSeconds;
+    }
+
+    /** @return whether it was released before: its lease may belong to another grant by now */
+    synchronized boolean released() {
+        return released;
+    }
+
+    synchronized void markReleased() {
+        released = true;
     }
 
     synchronized void rebind(long newLeaseId, long newTtlSeconds) {

@@ -31,8 +31,13 @@ import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -55,8 +60,9 @@ import org.slf4j.LoggerFactory;
  * LockManager locks = LockManager.builder(EtcdLockProvider.builder(etcd).keyPrefix("/txlock/").build()).build();
  * }</pre>
  *
- * <p>Each attempt grants an etcd lease with a TTL of at least the lock's lease (whole seconds; etcd may raise it
- * to its minimum TTL), then puts its key {@code <prefix><name>/<lease id>}, bound to that lease, in one
+ * <p>Each attempt takes an etcd lease of its own with a TTL of at least the lock's lease (whole seconds; etcd may
+ * raise it to its minimum TTL): one that an earlier grant of this provider left idle when its key was deleted, kept
+ * alive again (no Raft write), or else a new one. It then puts its key {@code <prefix><name>/<lease id>}, bound to that lease, in one
  * transaction that creates the key only if it does not exist yet (a retried transaction after a lost reply finds
  * its own key and reuses it) and reads the first key of the name by create revision. The contender whose key has
  * the lowest create revision holds the lock. Any other watches only the key just before its own (the highest
@@ -65,8 +71,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The core renews a held lock every third of its lease ({@code keepAliveOnce}, then a check that the key is
  * still the grant's) and counts the lease on this JVM's clock from before each confirmed renewal, so a holder
- * that paused past its lease knows it. Release deletes the key only if its create revision is still the grant's,
- * then revokes the lease. A dead holder's key goes when its lease expires, after its TTL.
+ * that paused past its lease knows it. Release deletes the key only if its create revision is still the grant's
+ * and keeps the lease, which holds no key any more, for a later attempt (up to 32 per TTL; the rest are revoked, and
+ * {@link #close()} revokes them all). A dead holder's key goes when its lease expires, after its TTL.
  *
  * <p>Thread safe. The jetcd client stays the caller's unless the builder is told to close it.
  */
@@ -80,6 +87,8 @@ public final class EtcdLockProvider implements LockProvider {
     private static final GetOption FIRST_BY_CREATE = GetOption.builder().isPrefix(true)
             .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
     private static final TxnOption IDEMPOTENT = TxnOption.builder().withAutoRetry().build();
+    /** How many idle leases of one TTL a provider keeps for reuse. */
+    private static final int IDLE_LEASES_PER_TTL = 32;
     /** The clients some provider already warmed up. */
     private static final Set<Client> WARMED_UP = Collections.newSetFromMap(new WeakHashMap<>());
 
@@ -92,6 +101,8 @@ public final class EtcdLockProvider implements LockProvider {
     private final boolean closeClient;
     private final String description;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Guarded by itself: by TTL in seconds, leases whose grant ended with its key deleted, most recent first. */
+    private final Map<Long, Deque<Long>> idleLeases = new HashMap<>();
 
     private EtcdLockProvider(Builder builder) {
         this.client = builder.client;
@@ -166,14 +177,14 @@ public final class EtcdLockProvider implements LockProvider {
         String name = request.name();
         long deadline = System.nanoTime() + nanos(request.maxBlock());
         long ttl = ttlSeconds(request.lease());
-        LeaseGrantResponse lease = await(leases.grant(ttl, requestTimeout.toMillis(), TimeUnit.MILLISECONDS),
-                "grant a lease of " + ttl + " s for '" + name + "'");
-        long leaseId = lease.getID();
+        long[] lease = leaseFor(ttl, name);
+        long leaseId = lease[0];
+        long grantedTtl = lease[1];
         boolean granted = false;
         try {
             ByteSequence key = keys.key(name, leaseId);
             ByteSequence value = EtcdKeys.ownerValue(request.owner(), Instant.now());
-            long keepAliveEvery = TimeUnit.SECONDS.toNanos(Math.max(1, lease.getTTL())) / 3;
+            long keepAliveEvery = TimeUnit.SECONDS.toNanos(Math.max(1, grantedTtl)) / 3;
             long keptAlive = System.nanoTime();
             Place place = enqueue(name, key, value, leaseId);
             while (!place.first()) {
@@ -191,11 +202,63 @@ public final class EtcdLockProvider implements LockProvider {
                 keptAlive = awaitDeletion(turn, deadline, leaseId, keepAliveEvery, keptAlive);
             }
             granted = true;
-            return Attempt.granted(new EtcdGrant(name, key, value, place.revision(), leaseId, lease.getTTL()));
+            return Attempt.granted(new EtcdGrant(name, key, value, place.revision(), leaseId, grantedTtl));
         } finally {
             if (!granted) {
                 revokeNow(leaseId);
             }
+        }
+    }
+
+    /**
+     * A lease for one attempt: an idle lease of this TTL, kept alive again (a keep-alive is no Raft write), or else
+     * a new one.
+     *
+     * @return the lease id and the TTL etcd granted it
+     */
+    private long[] leaseFor(long ttl, String name) {
+        Long idle = takeIdleLease(ttl);
+        while (idle != null) {
+            try {
+                long alive = await(leases.keepAliveOnce(idle), "keep an idle lease alive").getTTL();
+                if (alive > 0) {
+                    return new long[] {idle, alive};
+                }
+            } catch (LockBackendException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw e;
+                }
+                log.debug("idle lease {} not reused: {}", Long.toHexString(idle), e.getMessage());
+            }
+            idle = takeIdleLease(ttl);
+        }
+        LeaseGrantResponse granted = await(leases.grant(ttl, requestTimeout.toMillis(), TimeUnit.MILLISECONDS),
+                "grant a lease of " + ttl + " s for '" + name + "'");
+        return new long[] {granted.getID(), granted.getTTL()};
+    }
+
+    private Long takeIdleLease(long ttl) {
+        synchronized (idleLeases) {
+            Deque<Long> idle = idleLeases.get(ttl);
+            return idle == null ? null : idle.pollFirst();
+        }
+    }
+
+    /**
+     * Keeps the lease of a grant whose key was deleted for the next attempt with its TTL, most recent first, or revokes
+     * it if enough are kept already. It holds no key any more; one that expires meanwhile is simply not reused.
+     */
+    private void keepIdleLease(long leaseId, long ttl) {
+        boolean kept;
+        synchronized (idleLeases) {
+            Deque<Long> idle = idleLeases.computeIfAbsent(ttl, t -> new ArrayDeque<>());
+            kept = !closed.get() && idle.size() < IDLE_LEASES_PER_TTL;
+            if (kept) {
+                idle.offerFirst(leaseId);
+            }
+        }
+        if (!kept) {
+            revokeInBackground(leaseId);
         }
     }
 
@@ -316,7 +379,7 @@ public final class EtcdLockProvider implements LockProvider {
      */
     @Override
     public void renew(Grant grant, Duration lease) {
-        EtcdGrant g = own(grant);
+        EtcdGrant g = notReleased(own(grant));
         long ttl = ttlSeconds(lease);
         if (ttl > g.ttlSeconds()) {
             rebind(g, ttl);
@@ -356,24 +419,35 @@ public final class EtcdLockProvider implements LockProvider {
     }
 
     /**
-     * Deletes the grant's key if its create revision is still the grant's, then revokes its lease in the
-     * background. Works even if the calling thread is interrupted; an interrupted caller stays interrupted.
+     * Deletes the grant's key if its create revision is still the grant's; its lease, which then holds no key, is kept
+     * for a later attempt of this provider. If the delete failed, the lease is revoked in the background (which deletes
+     * the key if it is still there); if it was refused, the key was gone with its lease. Works even if the calling
+     * thread is interrupted; an interrupted caller stays interrupted.
      */
     @Override
     public void release(Grant grant) {
-        EtcdGrant g = own(grant);
+        EtcdGrant g = notReleased(own(grant));
         boolean interrupted = Thread.interrupted();
+        boolean deleted = false;
+        boolean refused = false;
         try {
             TxnResponse response = await(kv.txn()
                     .If(new Cmp(g.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(g.fencingToken())))
                     .Then(Op.delete(g.key(), DeleteOption.DEFAULT))
                     .commit(), "release " + g);
             if (!response.isSucceeded()) {
+                refused = true;
                 throw new LockNotHeldException("etcd lock " + g + " was no longer held: its key is gone (lease expired)"
                         + " or replaced");
             }
+            deleted = true;
         } finally {
-            revokeInBackground(g.leaseId());
+            if (deleted) {
+                g.markReleased();
+                keepIdleLease(g.leaseId(), g.ttlSeconds());
+            } else if (!refused) {
+                revokeInBackground(g.leaseId());
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -404,12 +478,27 @@ public final class EtcdLockProvider implements LockProvider {
     }
 
     /**
-     * Stops taking new attempts; closes the jetcd client if the builder was told to. Held locks are released by
-     * the core before; any left end with their leases.
+     * Stops taking new attempts and revokes the idle leases; closes the jetcd client if the builder was told to.
+     * Held locks are released by the core before; any left end with their leases.
      */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true) && closeClient) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        List<Long> idle = new ArrayList<>();
+        synchronized (idleLeases) {
+            idleLeases.values().forEach(idle::addAll);
+            idleLeases.clear();
+        }
+        for (long leaseId : idle) {
+            try {
+                leases.revoke(leaseId);
+            } catch (RuntimeException e) {
+                log.debug("could not revoke idle lease {} (it expires after its TTL): {}", Long.toHexString(leaseId), e.toString());
+            }
+        }
+        if (closeClient) {
             client.close();
         }
     }
@@ -485,6 +574,14 @@ public final class EtcdLockProvider implements LockProvider {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    /** A grant released before must not touch its lease again: another grant of this provider may hold it now. */
+    private static EtcdGrant notReleased(EtcdGrant g) {
+        if (g.released()) {
+            throw new LockNotHeldException("etcd lock " + g + " was released already");
+        }
+        return g;
     }
 
     private EtcdGrant own(Grant grant) {
