@@ -18,6 +18,8 @@ public enum BackendKind {
     REDIS(null, null),
     /** ZooKeeper through Curator; without {@code --zookeeper}, an embedded server (curator-test) in this JVM. */
     ZOOKEEPER(null, null),
+    /** etcd through jetcd; without {@code --etcd}, a private {@code etcd} server started by the bench. */
+    ETCD(null, null),
     /**
      * No lock at all: every acquire is granted at once, with tokens of its own. A deliberately broken lock, to
      * see the checker fail.

@@ -22,6 +22,7 @@ final class Backends {
             case H2, POSTGRESQL, MARIADB, MYSQL -> JdbcBackend.open(spec, connections, rowLockConnections, workerJvms);
             case REDIS -> RedisBackend.open(spec, connections);
             case ZOOKEEPER -> ZooKeeperBackend.open(spec, connections, lease);
+            case ETCD -> EtcdBackend.open(spec, connections);
             case NONE -> new UnsafeBackend(connections);
         };
     }

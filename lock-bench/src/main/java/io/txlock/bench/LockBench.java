@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
 public final class LockBench implements Callable<Integer> {
 
     @Option(names = {"-b", "--backend"}, split = ",", paramLabel = "NAME",
-            description = "h2 (default), postgresql, mariadb, mysql, redis, zookeeper, none (a deliberately broken lock);"
+            description = "h2 (default), postgresql, mariadb, mysql, redis, zookeeper, etcd, none (a deliberately broken lock);"
                     + " comma-separated")
     List<String> backends = new ArrayList<>(List.of("h2"));
 
@@ -118,6 +118,10 @@ public final class LockBench implements Callable<Integer> {
             description = "ZooKeeper connect string, e.g. 127.0.0.1:2181 (default: an embedded ZooKeeper server in this JVM)")
     String zookeeper;
 
+    @Option(names = "--etcd", paramLabel = "URL[,URL...]",
+            description = "etcd client URLs, e.g. http://127.0.0.1:2379 (default: a private etcd server started by the bench)")
+    String etcd;
+
     @Option(names = {"-r", "--report"}, paramLabel = "DIR", description = "write report.html and results.json into this folder")
     Path report;
 
@@ -190,6 +194,10 @@ public final class LockBench implements Callable<Integer> {
             throw new IllegalArgumentException("--zookeeper names the ensemble of the zookeeper backend: add zookeeper to"
                     + " --backend or leave --zookeeper out");
         }
+        if (etcd != null && !kinds.contains(BackendKind.ETCD)) {
+            throw new IllegalArgumentException("--etcd names the cluster of the etcd backend: add etcd to --backend"
+                    + " or leave --etcd out");
+        }
         for (BackendKind kind : kinds) {
             BackendSpec spec = kind.isJdbc() ? new BackendSpec(kind, jdbcUrl, user, password == null ? "" : password, null, false)
                     : BackendSpec.defaults(kind);
@@ -197,13 +205,15 @@ public final class LockBench implements Callable<Integer> {
                 spec = spec.at(zooKeeperConnect(zookeeper));
             } else if (kind == BackendKind.REDIS && redis != null) {
                 spec = spec.at(redisAddress(redis));
+            } else if (kind == BackendKind.ETCD && etcd != null) {
+                spec = spec.at(etcdEndpoints(etcd));
             }
             specs.add(spec);
         }
         for (String s : strategies) {
             String upper = s.strip().toUpperCase(Locale.ROOT);
             boolean known = upper.equals(UnsafeBackend.STRATEGY) || upper.equals(ZooKeeperBackend.STRATEGY)
-                    || upper.equals(RedisBackend.STRATEGY)
+                    || upper.equals(RedisBackend.STRATEGY) || upper.equals(EtcdBackend.STRATEGY)
                     || java.util.Arrays.stream(io.txlock.Strategy.values()).anyMatch(x -> x.name().equals(upper));
             if (!known && !upper.equals("ALL")) {
                 throw new IllegalArgumentException("unknown strategy '" + s + "': use SELECT_FOR_UPDATE, OPTIMISTIC_VERSION,"
@@ -281,6 +291,28 @@ public final class LockBench implements Callable<Integer> {
                     + " from 1 to 65535, e.g. zk1:2181,zk2:2181,zk3:2181; was '" + value + "'");
         }
         return v;
+    }
+
+    private static final Pattern ETCD_ENDPOINT = Pattern.compile("https?://" + HOST + ":(\\d{1,5})");
+
+    /**
+     * @param value the value of {@code --etcd}
+     * @return the client URLs, comma-separated, checked here so that a typo is a bad option (exit 2)
+     * @throws IllegalArgumentException saying what to write
+     */
+    static String etcdEndpoints(String value) {
+        List<String> urls = new ArrayList<>();
+        boolean valid = true;
+        for (String url : value.split(",", -1)) {
+            Matcher m = ETCD_ENDPOINT.matcher(url.strip());
+            valid &= m.matches() && validPort(m.group(1));
+            urls.add(url.strip());
+        }
+        if (!valid || urls.isEmpty()) {
+            throw new IllegalArgumentException("--etcd must be client URLs http://HOST:PORT[,http://HOST:PORT...] with ports"
+                    + " from 1 to 65535, e.g. http://127.0.0.1:2379; was '" + value + "'");
+        }
+        return String.join(",", urls);
     }
 
     private static boolean validPort(String digits) {

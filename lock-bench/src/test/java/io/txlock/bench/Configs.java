@@ -15,6 +15,12 @@ final class Configs {
                 Duration.ofSeconds(20), Duration.ofSeconds(10), 3, null, false);
     }
 
+    static BenchConfig withTiming(BenchConfig c, Timing timing) {
+        return new BenchConfig(c.backends(), c.strategies(), c.scenarios(), timing, c.workers(), c.handoffWorkers(),
+                c.clients(), c.keys(), c.duplicates(), c.hold(), c.nodes(), c.processes(), c.killHolder(), c.waitTime(), c.lease(),
+                c.retries(), c.report(), c.jitWarmup());
+    }
+
     static BenchConfig withHold(BenchConfig c, Duration hold) {
         return new BenchConfig(c.backends(), c.strategies(), c.scenarios(), c.timing(), c.workers(), c.handoffWorkers(),
                 c.clients(), c.keys(), c.duplicates(), hold, c.nodes(), c.processes(), c.killHolder(), c.waitTime(), c.lease(),

@@ -73,7 +73,7 @@ class LockBenchOptionsTest {
         assertThat(run("--strategy", "PESSIMISTIC")).isEqualTo(2);
         assertThat(run("--scenarios", "bank")).isEqualTo(2);
 
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("h2, postgresql, mariadb, mysql, redis, zookeeper, none")
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("h2, postgresql, mariadb, mysql, redis, zookeeper, etcd, none")
                 .contains("SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT").contains("[orders, counter, keys, handoff]");
     }
 
@@ -105,6 +105,25 @@ class LockBenchOptionsTest {
         assertThat(spec(asZooKeeperReadsIt, BackendKind.ZOOKEEPER).url()).as("blanks and empty entries skipped, '/' is no chroot")
                 .isEqualTo("zk1:2181, zk2:2181,/");
         assertThat(spec(config("--backend", "zookeeper"), BackendKind.ZOOKEEPER).url()).as("default: embedded").isNull();
+    }
+
+    @Test
+    void pointsEtcdAtTheGivenClusterInsteadOfAPrivateServer() {
+        BenchConfig cluster = config("--backend", "etcd,redis", "--etcd", "http://etcd1:2379, http://etcd2:2379,https://[::1]:2379");
+
+        assertThat(spec(cluster, BackendKind.ETCD).url()).isEqualTo("http://etcd1:2379,http://etcd2:2379,https://[::1]:2379");
+        assertThat(spec(cluster, BackendKind.REDIS).url()).as("only the etcd backend takes --etcd").isNull();
+        assertThat(spec(config("--backend", "etcd"), BackendKind.ETCD).url()).as("default: a private server").isNull();
+        assertThat(run("--backend", "h2", "--etcd", "http://127.0.0.1:2379")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("add etcd to --backend");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1:2379", "http://127.0.0.1", "http://127.0.0.1:0", "http://127.0.0.1:65536",
+        "etcd://127.0.0.1:2379", "http://127.0.0.1:2379,", ""})
+    void refusesEtcdEndpointsThatAreNotClientUrls(String bad) {
+        assertThat(run("--backend", "etcd", "--etcd", bad)).as(bad).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--etcd must be client URLs").contains("'" + bad + "'");
     }
 
     @ParameterizedTest

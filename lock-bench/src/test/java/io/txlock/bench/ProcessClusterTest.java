@@ -12,16 +12,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Workers in separate JVMs, one of them killed with kill -9 while it holds the lock: on embedded H2 (served over
- * TCP), the machine's PostgreSQL and Redis (under a random key prefix) and an embedded ZooKeeper.
+ * TCP), the machine's PostgreSQL and Redis (under a random key prefix), an embedded ZooKeeper and a private etcd.
  */
 class ProcessClusterTest {
 
     static Stream<Arguments> leases() {
         return Stream.of(arguments(BackendKind.H2, "OPTIMISTIC_VERSION"), arguments(BackendKind.REDIS, RedisBackend.STRATEGY),
-                arguments(BackendKind.ZOOKEEPER, ZooKeeperBackend.STRATEGY));
+                arguments(BackendKind.ZOOKEEPER, ZooKeeperBackend.STRATEGY), arguments(BackendKind.ETCD, EtcdBackend.STRATEGY));
     }
 
-    /** A leased row, a Redis key, a ZooKeeper session: the dead holder's lock outlives it by its lease. */
+    /** A leased row, a Redis key, a ZooKeeper session, an etcd lease: the dead holder's lock outlives it by its lease. */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("leases")
     void aKilledHoldersLeaseRunsOutAndTheLockComesBackWithAGreaterTokenAndNoUpdateIsLost(BackendKind kind, String strategy)
