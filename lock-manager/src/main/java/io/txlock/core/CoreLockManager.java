@@ -940,7 +940,8 @@ public final class CoreLockManager implements LockManager {
     private void renewNow(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
-        if (holding.leaseMayEndAt(start, wallStart, lease)) {
+        boolean shortening = holding.leaseMayEndAt(start, wallStart, lease);
+        if (shortening) {
             armLeaseTimer(holding);
         }
         try {
@@ -951,6 +952,9 @@ public final class CoreLockManager implements LockManager {
             throw e;
         } catch (RuntimeException | Error e) {
             holding.renewalEnded();
+            if (shortening) {
+                holding.capLease(start, wallStart, lease);
+            }
             throw e;
         }
         if (!holding.renewed(start, wallStart, lease)) {

@@ -30,6 +30,10 @@ final class Holding {
     private long leaseStartNanos;
     private volatile long expiresAtNanos;
     private volatile Instant expiresAt;
+    /** Guarded by this: the end no lease may pass, once a shortening renewal went unanswered. */
+    private boolean capped;
+    private long capNanos;
+    private Instant capAt;
     /** Guarded by this: renewals sent to the backend and not answered yet (background, or extend). */
     private int renewing;
     /** Guarded by this: when the next background renewal is due (System.nanoTime). */
@@ -75,6 +79,10 @@ final class Holding {
         this.leaseStartNanos = startNanos;
         this.expiresAtNanos = startNanos + lease.toNanos();
         this.expiresAt = wallStart.plus(lease);
+        if (capped && capNanos - expiresAtNanos < 0) {
+            this.expiresAtNanos = capNanos;
+            this.expiresAt = capAt;
+        }
         long now = System.nanoTime();
         long every = Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease.toNanos() / 3);
         this.renewAtNanos = now + Math.min(every, Math.max(0, (expiresAtNanos - now) / 2));
@@ -99,6 +107,24 @@ final class Holding {
         long now = System.nanoTime();
         this.renewAtNanos = Math.min(renewAtNanos, now + Math.max(0, (end - now) / 2));
         return true;
+    }
+
+    /**
+     * A renewal that shortened the lease to {@code lease} from {@code startNanos} got no answer: it may still reach the
+     * backend later, after renewals sent since, and cut the lease there. So the lease ends by then for good: no later
+     * renewal lifts the cap (the model in docs/model refutes a cap that is lifted).
+     */
+    synchronized void capLease(long startNanos, Instant wallStart, Duration lease) {
+        long end = startNanos + lease.toNanos();
+        if (!capped || end - capNanos < 0) {
+            capped = true;
+            capNanos = end;
+            capAt = wallStart.plus(lease);
+        }
+        if (capNanos - expiresAtNanos < 0) {
+            expiresAtNanos = capNanos;
+            expiresAt = capAt;
+        }
     }
 
     long expiresAtNanos() {
