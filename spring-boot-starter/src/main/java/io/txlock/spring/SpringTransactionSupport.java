@@ -1,11 +1,11 @@
 package io.txlock.spring;
 
+import io.txlock.LockNotHeldException;
 import io.txlock.spi.CallerTransaction;
 import io.txlock.spi.TransactionSupport;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -22,7 +22,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *
  * <p>A suspended transaction ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}) is not the current one: a lock taken in
  * the inner transaction ends with the inner one. A lock lost while its transaction runs makes the commit fail:
- * the transaction rolls back and {@code commit} throws {@link UnexpectedRollbackException}.
+ * the transaction rolls back and {@code commit} throws {@link LockNotHeldException}.
  */
 public final class SpringTransactionSupport implements TransactionSupport {
 
@@ -99,7 +99,8 @@ public final class SpringTransactionSupport implements TransactionSupport {
         void refuseCommitIfMarked() {
             String reason = rollbackReason;
             if (reason != null) {
-                throw new UnexpectedRollbackException("Transaction " + this + ": " + reason);
+                // not a TransactionException: Spring rolls back on any other exception from beforeCommit
+                throw new LockNotHeldException("transaction " + this + ": " + reason);
             }
         }
 
