@@ -57,12 +57,12 @@ abstract class StarterTest {
         locks = app.getBean(LockManager.class);
     }
 
-    /** @return the test application on {@code db}; the starter creates the lock table (txlock.create-table) */
+    /** @return the test application on {@code db}, where the starter creates the lock table (txlock.create-table) */
     static SpringApplicationBuilder application(TestDatabase db, String... properties) {
         return new SpringApplicationBuilder(CounterApplication.class)
                 .web(WebApplicationType.NONE)
                 .properties("spring.datasource.url=" + db.url(), "spring.datasource.username=" + db.user(),
-                        "spring.datasource.password=", "spring.jmx.enabled=true",
+                        "spring.datasource.password=", "txlock.create-table=true", "spring.jmx.enabled=true",
                         "management.endpoints.jmx.exposure.include=health", "management.endpoint.health.show-details=always")
                 .properties(properties);
     }
