@@ -16,6 +16,7 @@ import io.txlock.spring.app.CounterApplication;
 import io.txlock.spring.app.LockedJobs;
 import io.txlock.spring.app.ReportJobs;
 import io.txlock.spring.app.TransactionalLocks;
+import io.txlock.spring.app.quickstart.OrderService;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -189,6 +190,19 @@ abstract class StarterTest {
         int result = app.getBean(ReportJobs.class).generate(() -> assertThat(freeForAnotherThread("reports")).isFalse());
         assertThat(result).isEqualTo(1);
         assertThat(freeForAnotherThread("reports")).isTrue();
+    }
+
+    @Test
+    void theReadmeQuickStartRuns() {
+        JdbcTemplate jdbc = app.getBean(JdbcTemplate.class);
+        jdbc.execute("CREATE TABLE orders (id BIGINT PRIMARY KEY, customer_id BIGINT NOT NULL, state VARCHAR(20) NOT NULL, fence BIGINT)");
+        jdbc.update("INSERT INTO orders (id, customer_id, state) VALUES (1, 7, 'NEW'), (2, 7, 'NEW')");
+        OrderService orders = app.getBean(OrderService.class);
+        orders.ship(1);
+        assertThat(jdbc.queryForObject("SELECT fence FROM orders WHERE id = 1", Long.class)).isPositive();
+        assertThat(freeForAnotherThread("order:1")).isTrue();
+        assertThat(orders.invoice(7)).isEqualTo(1);
+        assertThat(jdbc.queryForList("SELECT state FROM orders ORDER BY id", String.class)).containsExactly("INVOICED", "NEW");
     }
 
     @Test
