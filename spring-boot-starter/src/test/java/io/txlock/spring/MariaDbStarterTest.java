@@ -2,9 +2,20 @@ package io.txlock.spring;
 
 import io.txlock.jdbc.TestDatabase;
 
+/** On MariaDB, with Boot's AOP auto-configuration off: the transaction infrastructure's auto-proxy creator. */
 class MariaDbStarterTest extends StarterTest {
     @Override
     TestDatabase.Kind kind() {
         return TestDatabase.Kind.MARIADB;
+    }
+
+    @Override
+    String[] moreProperties() {
+        return new String[] {"spring.aop.auto=false"};
+    }
+
+    @Override
+    String expectedProxyCreator() {
+        return "InfrastructureAdvisorAutoProxyCreator";
     }
 }

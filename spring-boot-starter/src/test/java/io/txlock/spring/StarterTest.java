@@ -50,11 +50,16 @@ abstract class StarterTest {
 
     abstract TestDatabase.Kind kind();
 
+    /** @return properties of this variant, on top of the datasource's */
+    String[] moreProperties() {
+        return new String[0];
+    }
+
     @BeforeAll
     void startApplication() {
         db = TestDatabase.create(kind());
         db.execute("CREATE TABLE note (text VARCHAR(200) NOT NULL)");
-        app = application(db).run();
+        app = application(db, moreProperties()).run();
         locks = app.getBean(LockManager.class);
     }
 
@@ -176,6 +181,15 @@ abstract class StarterTest {
             otherThread.submit(elsewhere::close).get(60, TimeUnit.SECONDS);
         }
     }
+
+    @Test
+    void theProxyCreatorIsTheOneThisVariantExpects() {
+        assertThat(app.getBean(org.springframework.aop.config.AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME).getClass().getSimpleName())
+                .isEqualTo(expectedProxyCreator());
+    }
+
+    /** @return the simple class name of the auto-proxy creator this variant runs with */
+    abstract String expectedProxyCreator();
 
     @Test
     void aLockedTransactionalMethodKeepsItsLockUntilCommit() {
