@@ -24,7 +24,8 @@ class HealthDownTest {
         try (ConfigurableApplicationContext app = new SpringApplicationBuilder(CounterApplication.class)
                 .web(WebApplicationType.NONE)
                 .properties("spring.datasource.url=jdbc:postgresql://127.0.0.1:" + port + "/test", "spring.datasource.username=postgres",
-                        "spring.datasource.hikari.connection-timeout=1000")
+                        "spring.datasource.hikari.connection-timeout=1000",
+                        StarterTest.WITHOUT_JPA)
                 .run()) {
             Health health = app.getBean("txlockHealthIndicator", HealthIndicator.class).health();
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);

@@ -2,7 +2,10 @@ package io.txlock.spring;
 
 import io.txlock.jdbc.TestDatabase;
 
-/** On PostgreSQL, with AspectJ on the class path: Boot proxies with its AspectJ-aware auto-proxy creator. */
+/**
+ * On PostgreSQL, as Boot configures an application with AspectJ and JPA on its class path: the AspectJ-aware
+ * auto-proxy creator and a JpaTransactionManager, whose transactions expose their JDBC connection to the lock's SQL.
+ */
 class PostgresStarterTest extends StarterTest {
     @Override
     TestDatabase.Kind kind() {
@@ -12,5 +15,10 @@ class PostgresStarterTest extends StarterTest {
     @Override
     String expectedProxyCreator() {
         return "AnnotationAwareAspectJAutoProxyCreator";
+    }
+
+    @Override
+    String expectedTransactionManager() {
+        return "JpaTransactionManager";
     }
 }

@@ -48,6 +48,11 @@ abstract class StarterTest {
     private LockManager locks;
     private final ExecutorService otherThread = Executors.newSingleThreadExecutor();
 
+    /** Leaves JPA, which is on the test class path, out of an application: Boot then uses a JdbcTransactionManager. */
+    static final String WITHOUT_JPA = "spring.autoconfigure.exclude="
+            + "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration,"
+            + "org.springframework.boot.autoconfigure.data.jpa.JpaRepositoriesAutoConfiguration";
+
     abstract TestDatabase.Kind kind();
 
     /** @return properties of this variant, on top of the datasource's */
@@ -190,6 +195,15 @@ abstract class StarterTest {
 
     /** @return the simple class name of the auto-proxy creator this variant runs with */
     abstract String expectedProxyCreator();
+
+    @Test
+    void theTransactionManagerIsTheOneThisVariantExpects() {
+        assertThat(app.getBean(org.springframework.transaction.PlatformTransactionManager.class).getClass().getSimpleName())
+                .isEqualTo(expectedTransactionManager());
+    }
+
+    /** @return the simple class name of the transaction manager this variant runs with */
+    abstract String expectedTransactionManager();
 
     @Test
     void aLockedTransactionalMethodKeepsItsLockUntilCommit() {

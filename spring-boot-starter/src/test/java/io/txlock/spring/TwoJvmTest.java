@@ -27,7 +27,8 @@ abstract class TwoJvmTest {
             db.execute(CounterService.DDL);
             db.execute("INSERT INTO counter (id, counter_value, last_token, backwards) VALUES (1, 0, 0, 0)");
             List<String> arguments = List.of("--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.user(),
-                    "--spring.datasource.password=", "--counter.increments=" + INCREMENTS_PER_JVM, "--counter.threads=2");
+                    "--spring.datasource.password=", "--counter.increments=" + INCREMENTS_PER_JVM, "--counter.threads=2",
+                    "--" + StarterTest.WITHOUT_JPA);
             try (AppJvm first = AppJvm.start("app-1", arguments); AppJvm second = AppJvm.start("app-2", arguments)) {
                 first.expect("READY", GENEROUS);
                 second.expect("READY", GENEROUS);
