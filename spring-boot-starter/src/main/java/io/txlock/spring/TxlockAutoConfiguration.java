@@ -6,7 +6,6 @@ import io.txlock.LockOptions;
 import io.txlock.spi.LockProvider;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,14 +17,12 @@ import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfigu
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
 
 /**
  * The application's {@link LockManager}: over the {@link LockProvider} bean (by default the JDBC provider over the
  * application's DataSource, from {@link TxlockJdbcAutoConfiguration}), with the {@code txlock.*} defaults, bound to
- * Spring-managed transactions ({@link SpringTransactionSupport}), with {@link io.txlock.cdi.Locked @Locked} honoured
- * on Spring beans ({@link LockedAdvisor}), metrics in the application's Micrometer {@code MeterRegistry} and a
- * {@code txlock} Actuator health indicator when those are present.
+ * Spring-managed transactions ({@link SpringTransactionSupport}), with metrics in the application's Micrometer
+ * {@code MeterRegistry} and a {@code txlock} Actuator health indicator when those are present.
  */
 @AutoConfiguration(after = {TxlockJdbcAutoConfiguration.class, TransactionAutoConfiguration.class})
 @ConditionalOnProperty(prefix = "txlock", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -66,17 +63,6 @@ public class TxlockAutoConfiguration {
         }
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
-    }
-
-    /**
-     * @param locks the application's lock manager, resolved at the first locked call
-     * @return the advisor that honours {@link io.txlock.cdi.Locked @Locked}
-     */
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    @ConditionalOnMissingBean
-    public static LockedAdvisor txlockLockedAdvisor(ObjectProvider<LockManager> locks) {
-        return new LockedAdvisor(locks);
     }
 
     /** Metrics in the application's registry, when Micrometer is on the class path. */
