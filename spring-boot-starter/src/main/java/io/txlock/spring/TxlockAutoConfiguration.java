@@ -53,11 +53,10 @@ public class TxlockAutoConfiguration {
     public LockManager txlockLockManager(LockProvider provider, TxlockProperties properties, SpringTransactionSupport transactions,
             ObjectProvider<LockManagerBuilderCustomizer> customizers) {
         LockManager.Builder builder = LockManager.builder(provider).transactions(transactions);
-        builder.defaults(property("txlock.wait, txlock.lease or txlock.scope", () -> LockOptions.defaults()
-                .withWait(properties.getWait())
-                .withLease(properties.getLease())
-                .withScope(properties.getScope())
-                .withAutoRenew(properties.isAutoRenew())));
+        LockOptions waits = property("txlock.wait", () -> LockOptions.defaults().withWait(properties.getWait()));
+        LockOptions leases = property("txlock.lease", () -> waits.withLease(properties.getLease()));
+        LockOptions scoped = property("txlock.scope", () -> leases.withScope(properties.getScope()));
+        builder.defaults(scoped.withAutoRenew(properties.isAutoRenew()));
         if (properties.getOwnerHost() != null) {
             property("txlock.owner-host", () -> builder.ownerHost(properties.getOwnerHost()));
         }
@@ -91,11 +90,11 @@ public class TxlockAutoConfiguration {
     }
 
     /** Runs a builder step, naming the property to fix when it refuses a value. */
-    static <T> T property(String names, Supplier<T> step) {
+    static <T> T property(String name, Supplier<T> step) {
         try {
             return step.get();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid " + names + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("invalid " + name + ": " + e.getMessage(), e);
         }
     }
 }

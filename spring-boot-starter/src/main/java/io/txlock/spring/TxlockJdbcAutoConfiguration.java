@@ -54,17 +54,20 @@ public class TxlockJdbcAutoConfiguration {
         if (properties.isCreateTable()) {
             createTableIfAbsent(target, properties.getDialect(), properties.getTable());
         }
-        return TxlockAutoConfiguration.property("txlock.strategy, txlock.table, txlock.dialect or txlock.reaper-period", () -> {
-            JdbcLockProvider.Builder builder = JdbcLockProvider.builder(new TransactionAwareDataSourceProxy(target))
-                    .leaseDataSource(target)
-                    .strategy(properties.getStrategy())
-                    .table(properties.getTable())
-                    .reaperPeriod(properties.getReaperPeriod());
-            if (properties.getDialect() != null) {
-                builder.dialect(properties.getDialect());
-            }
+        JdbcLockProvider.Builder builder = JdbcLockProvider.builder(new TransactionAwareDataSourceProxy(target))
+                .leaseDataSource(target);
+        TxlockAutoConfiguration.property("txlock.strategy", () -> builder.strategy(properties.getStrategy()));
+        TxlockAutoConfiguration.property("txlock.table", () -> builder.table(properties.getTable()));
+        TxlockAutoConfiguration.property("txlock.reaper-period", () -> builder.reaperPeriod(properties.getReaperPeriod()));
+        if (properties.getDialect() != null) {
+            builder.dialect(properties.getDialect());
+        }
+        try {
             return builder.build();
-        });
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + ". With the Spring Boot starter: set txlock.create-table=true"
+                    + " to create it at startup, or txlock.table to name an existing lock table", e);
+        }
     }
 
     /**
