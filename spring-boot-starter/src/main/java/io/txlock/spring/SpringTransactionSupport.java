@@ -2,10 +2,10 @@ package io.txlock.spring;
 
 import io.txlock.LockNotHeldException;
 import io.txlock.spi.CallerTransaction;
+import io.txlock.spi.LocalTransaction;
 import io.txlock.spi.TransactionSupport;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -52,12 +52,14 @@ public final class SpringTransactionSupport implements TransactionSupport {
         return "Spring transaction support (TransactionSynchronizationManager)";
     }
 
-    /** One Spring transaction as the core sees it: bound to the thread while the transaction is. */
-    private static final class SpringTransaction implements CallerTransaction {
+    /**
+     * One Spring transaction as the core sees it: bound to the thread while the transaction is, with one Spring
+     * synchronization that runs what the core registered (from any thread) when the transaction ends.
+     */
+    private static final class SpringTransaction extends LocalTransaction {
         private final SpringTransactionSupport support;
         private final long id;
         private final String name;
-        private volatile String rollbackReason;
 
         SpringTransaction(SpringTransactionSupport support, long id, String name) {
             this.support = support;
@@ -65,46 +67,12 @@ public final class SpringTransactionSupport implements TransactionSupport {
             this.name = name;
         }
 
-        @Override
-        public Object key() {
-            return this;
-        }
-
-        @Override
-        public void onCompletion(Runnable beforeCompletion, Consumer<Boolean> afterCompletion) {
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void beforeCommit(boolean readOnly) {
-                    beforeCompletion.run();
-                    refuseCommitIfMarked();
-                }
-
-                @Override
-                public void afterCompletion(int status) {
-                    afterCompletion.accept(status == STATUS_COMMITTED);
-                }
-            });
-        }
-
         /**
-         * May come from any thread (a lock lost on a backend thread). Spring has no thread-safe rollback-only flag
-         * for the transaction as a whole, so the commit checks this one: throwing from {@code beforeCommit} rolls
-         * the transaction back and fails the commit.
+         * Unbinds this transaction when Spring suspends it or it ends. A lock lost while it ran marked it
+         * rollback-only (from any thread: Spring has no thread-safe rollback-only flag for the transaction as a
+         * whole), and its commit then fails: an exception from {@code beforeCommit} that is not a Spring
+         * {@code TransactionException} makes Spring roll back.
          */
-        @Override
-        public void setRollbackOnly() {
-            rollbackReason = "a lock this transaction relied on was lost (see the log), so it was rolled back";
-        }
-
-        void refuseCommitIfMarked() {
-            String reason = rollbackReason;
-            if (reason != null) {
-                // not a TransactionException: Spring rolls back on any other exception from beforeCommit
-                throw new LockNotHeldException("transaction " + this + ": " + reason);
-            }
-        }
-
-        /** Unbinds this transaction when Spring suspends it or it ends, and refuses its commit if marked. */
         TransactionSynchronization binding() {
             return new TransactionSynchronization() {
                 @Override
@@ -119,12 +87,17 @@ public final class SpringTransactionSupport implements TransactionSupport {
 
                 @Override
                 public void beforeCommit(boolean readOnly) {
-                    refuseCommitIfMarked();
+                    beforeCompletion();
+                    if (isRollbackOnly()) {
+                        throw new LockNotHeldException("transaction " + SpringTransaction.this + ": a lock this transaction"
+                                + " relied on was lost (see the log), so it was rolled back");
+                    }
                 }
 
                 @Override
                 public void afterCompletion(int status) {
                     TransactionSynchronizationManager.unbindResourceIfPossible(support);
+                    SpringTransaction.this.afterCompletion(status == STATUS_COMMITTED);
                 }
             };
         }
