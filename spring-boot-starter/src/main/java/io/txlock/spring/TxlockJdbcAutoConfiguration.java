@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
@@ -72,7 +73,7 @@ public class TxlockJdbcAutoConfiguration {
 
     /**
      * Creates the table unless it exists. Two instances starting at once may both try: the loser finds the table
-     * the winner created and goes on.
+     * the winner created and goes on (complete on PostgreSQL; elsewhere possibly still without its sequence).
      */
     static void createTableIfAbsent(DataSource dataSource, JdbcDialect configured, String table) {
         JdbcDialect dialect;
@@ -87,9 +88,9 @@ public class TxlockJdbcAutoConfiguration {
                     + ": " + e.getMessage(), e);
         }
         try {
-            JdbcLockSchema.create(dataSource, dialect, table);
+            create(dataSource, dialect, table);
             log.info("created lock table {} ({}), as txlock.create-table=true asked", table, dialect);
-        } catch (LockBackendException e) {
+        } catch (LockBackendException | SQLException e) {
             try (Connection c = dataSource.getConnection()) {
                 if (exists(c, table)) {
                     return;
@@ -97,7 +98,27 @@ public class TxlockJdbcAutoConfiguration {
             } catch (SQLException again) {
                 e.addSuppressed(again);
             }
-            throw e;
+            throw e instanceof LockBackendException backend ? backend
+                    : new LockBackendException("txlock.create-table: could not create lock table " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Creates the table in one transaction: on PostgreSQL, whose DDL is transactional, another instance then never
+     * sees the table without its token sequence (MySQL, MariaDB and H2 commit each DDL statement at once).
+     */
+    private static void create(DataSource dataSource, JdbcDialect dialect, String table) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                JdbcLockSchema.create(new SingleConnectionDataSource(c, true), dialect, table); // commits
+            } catch (LockBackendException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(autoCommit);
+            }
         }
     }
 

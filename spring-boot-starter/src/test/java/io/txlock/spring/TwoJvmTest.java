@@ -21,14 +21,23 @@ abstract class TwoJvmTest {
 
     abstract TestDatabase.Kind kind();
 
+    /**
+     * @return whether both instances start on a database without the lock table and create it at once
+     *     (txlock.create-table); otherwise the test creates it first
+     */
+    abstract boolean instancesCreateTheTable();
+
     @Test
     void twoApplicationsInSeparateJvmsNeverHoldTheLockTogether() throws Exception {
-        try (TestDatabase db = TestDatabase.create(kind()).withLockTable("method_lock")) {
+        try (TestDatabase db = TestDatabase.create(kind())) {
+            if (!instancesCreateTheTable()) {
+                db.withLockTable("method_lock");
+            }
             db.execute(CounterService.DDL);
             db.execute("INSERT INTO counter (id, counter_value, last_token, backwards) VALUES (1, 0, 0, 0)");
             List<String> arguments = List.of("--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.user(),
                     "--spring.datasource.password=", "--counter.increments=" + INCREMENTS_PER_JVM, "--counter.threads=2",
-                    "--" + StarterTest.WITHOUT_JPA);
+                    "--" + StarterTest.WITHOUT_JPA, "--txlock.create-table=" + instancesCreateTheTable());
             try (AppJvm first = AppJvm.start("app-1", arguments); AppJvm second = AppJvm.start("app-2", arguments)) {
                 first.expect("READY", GENEROUS);
                 second.expect("READY", GENEROUS);
