@@ -41,9 +41,19 @@ final class AppJvm implements AutoCloseable {
      * @return the started JVM
      */
     static AppJvm start(String label, List<String> arguments) {
+        return start(label, CounterApplication.class, System.getProperty("java.class.path"), arguments);
+    }
+
+    /**
+     * @param label names the JVM in messages and its log file under {@code target/}
+     * @param main the class whose {@code main} runs
+     * @param classPath the JVM's class path
+     * @param arguments the program's arguments
+     * @return the started JVM
+     */
+    static AppJvm start(String label, Class<?> main, String classPath, List<String> arguments) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                CounterApplication.class.getName()));
+                "-cp", classPath, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", main.getName()));
         command.addAll(arguments);
         try {
             Path dir = Files.createDirectories(Path.of("target", "app-jvms"));
