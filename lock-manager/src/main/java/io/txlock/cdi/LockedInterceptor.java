@@ -1,9 +1,6 @@
 package io.txlock.cdi;
 
-import io.txlock.LockHandle;
 import io.txlock.LockManager;
-import io.txlock.LockNotHeldException;
-import io.txlock.LockScope;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -57,56 +54,12 @@ public class LockedInterceptor implements Serializable {
         return proceedLocked(manager(method), locked, invocation);
     }
 
-    /**
-     * Calls the method holding its lock, then gives this call's hold back. The method's own exception always
-     * wins: a failure to give the hold back is added to it as suppressed.
-     */
     static Object proceedLocked(LockManager locks, LockedMethod locked, InvocationContext invocation) throws Exception {
-        LockHandle lock = locks.acquire(locked.name(invocation.getParameters()), locked.options(locks.defaults()));
-        Object result;
-        try {
-            result = invocation.proceed();
-        } catch (Exception | Error failure) {
-            try {
-                giveBack(lock);
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
-            throw failure;
-        }
-        giveBack(lock);
-        return result;
-    }
-
-    /**
-     * A TRANSACTION-scoped lock ends with its transaction. If that ended while the method ran (a transaction
-     * timeout rolled it back), there is nothing left to give back, and whoever ends the transaction learns that
-     * it did not commit; a TRANSACTION-scoped lock lost while held has its transaction marked rollback-only for
-     * the same reason. A LEASE lock lost while the method ran is reported: the method's work was not protected.
-     */
-    private static void giveBack(LockHandle lock) {
-        try {
-            lock.close();
-        } catch (LockNotHeldException e) {
-            if (lock.scope() != LockScope.TRANSACTION) {
-                throw e;
-            }
-        }
+        return locked.call(locks, invocation.getParameters(), invocation::proceed);
     }
 
     private static LockedMethod compile(Method method, InvocationContext invocation) {
-        Locked onMethod = method.getAnnotation(Locked.class);
-        if (onMethod != null) {
-            return LockedMethod.compile(onMethod, method, where(method));
-        }
-        Locked onClass = method.getDeclaringClass().getAnnotation(Locked.class);
-        for (Class<?> c = invocation.getTarget().getClass(); onClass == null && c != null; c = c.getSuperclass()) {
-            onClass = c.getAnnotation(Locked.class); // the target may be a container subclass of the bean class
-        }
-        if (onClass == null) {
-            throw new IllegalStateException("@Locked interceptor called for " + where(method) + ", which has no @Locked");
-        }
-        return LockedMethod.compile(onClass, null, method.getDeclaringClass().getName());
+        return LockedMethod.of(method, invocation.getTarget().getClass());
     }
 
     private LockManager manager(Method method) {
@@ -123,6 +76,6 @@ public class LockedInterceptor implements Serializable {
     }
 
     static String where(Method method) {
-        return method.getDeclaringClass().getName() + "." + method.getName();
+        return LockedMethod.where(method);
     }
 }

@@ -42,7 +42,13 @@ public enum JdbcDialect {
         return this;
     }
 
-    static JdbcDialect detect(DatabaseMetaData metaData) throws SQLException {
+    /**
+     * @param metaData a connection's metadata
+     * @return the dialect of the database it is connected to
+     * @throws SQLException if the metadata cannot be read
+     * @throws IllegalArgumentException if the database is not one of these
+     */
+    public static JdbcDialect detect(DatabaseMetaData metaData) throws SQLException {
         String product = metaData.getDatabaseProductName();
         String version = metaData.getDatabaseProductVersion();
         if (product.equalsIgnoreCase("H2")) {
