@@ -26,6 +26,8 @@ final class SessionClock implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SessionClock.class);
     private static final long MIN_PROBE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** How often to look again while the client has never been connected (so no grant can exist yet). */
+    private static final long UNCONNECTED_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** One successful request: its session, when it was sent, and the session's negotiated timeout. */
     private record Heard(long sessionId, long sentNanos, long aliveNanos) {
@@ -63,20 +65,15 @@ final class SessionClock implements AutoCloseable {
         return h != null && h.sessionId() == sessionId && nanoTime - (h.sentNanos() + h.aliveNanos()) < 0;
     }
 
-    /**
-     * A request sent at {@code sentNanos} was answered successfully, on the client's current ZooKeeper handle.
-     *
-     * @return the current session's id, or 0 if there is no connected handle
-     */
-    long heardFromCurrentSession(long sentNanos) {
+    /** A request sent at {@code sentNanos} was answered successfully, in the client's current session. */
+    void heardFromCurrentSession(long sentNanos) {
         ZooKeeper zk;
         try {
             zk = client.getZookeeperClient().getZooKeeper();
         } catch (Exception e) {
-            return 0;
+            return; // no session to vouch for: grants of it stay not known alive until a probe is answered
         }
         heardFrom(zk, sentNanos);
-        return zk.getSessionId();
     }
 
     private synchronized void heardFrom(ZooKeeper zk, long sentNanos) {
@@ -93,7 +90,7 @@ final class SessionClock implements AutoCloseable {
     }
 
     private void probe() {
-        long period = MIN_PROBE_PERIOD_NANOS;
+        long period = UNCONNECTED_PERIOD_NANOS;
         try {
             if (needed.getAsBoolean()) {
                 ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
@@ -105,7 +102,9 @@ final class SessionClock implements AutoCloseable {
                 }, null);
             }
             int timeoutMs = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
-            period = Math.max(period, TimeUnit.MILLISECONDS.toNanos(timeoutMs) / 4);
+            if (timeoutMs > 0) {
+                period = Math.max(MIN_PROBE_PERIOD_NANOS, TimeUnit.MILLISECONDS.toNanos(timeoutMs) / 4);
+            }
         } catch (Exception e) {
             log.debug("could not probe the ZooKeeper session: {}", e.toString());
         }
