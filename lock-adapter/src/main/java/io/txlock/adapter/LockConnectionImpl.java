@@ -97,6 +97,11 @@ public final class LockConnectionImpl implements LockConnection {
     }
 
     @Override
+    public io.txlock.LockHealth health() {
+        return manager().health();
+    }
+
+    @Override
     public LockOptions defaults() {
         return manager().defaults();
     }
