@@ -135,9 +135,15 @@ public class AdapterOrders {
     /** @return true if nobody holds {@code name} on {@code node} (taken and released at once, outside transactions) */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public boolean isFree(Node node, String name) {
+        return isFreeWithin(node, name, Duration.ZERO);
+    }
+
+    /** @return true if {@code name} on {@code node} could be taken within {@code wait} (and was released at once) */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public boolean isFreeWithin(Node node, String name, Duration wait) {
         try (LockConnection connection = connect(node)) {
             Optional<LockHandle> lock = connection.tryAcquire(name, LockOptions.defaults().withScope(LockScope.LEASE)
-                    .withWait(Duration.ZERO));
+                    .withWait(wait));
             lock.ifPresent(LockHandle::release);
             return lock.isPresent();
         }
