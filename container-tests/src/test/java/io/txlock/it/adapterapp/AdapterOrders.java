@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.Jedis;
 
 /** An EJB that locks through the adapter's connection factories, inside its container-managed transactions. */
 @Stateless
@@ -101,22 +102,31 @@ public class AdapterOrders {
     }
 
     /**
-     * Locks the order with a lease of 1 s that is not renewed, stores the order, and returns once the lease ran out: the
-     * commit must fail, and the order must not be stored. On the database the lock is taken in LEASE scope: a
-     * TRANSACTION-scoped row lock lives as long as its transaction and cannot be lost before it ends; on Redis in the
-     * transaction's scope (AUTO), whose key has a lease.
+     * Locks the order in this transaction, stores it, and returns once the lock was lost: the commit must fail, and the
+     * order must not be stored. On the database a LEASE lock with a lease of 1 s, not renewed, runs out (a
+     * TRANSACTION-scoped row lock lives as long as its transaction and cannot be lost before it ends). On Redis the
+     * transaction's lock (lease 1 s, renewed) loses its key, as in a failover without persistence, and its next
+     * renewal is refused.
      */
     public void placeAndLoseTheLock(Node node, String orderNo) {
+        String name = "order:" + orderNo;
         LockHandle lock;
         try (LockConnection connection = connect(node)) {
-            lock = connection.acquire("order:" + orderNo, LockOptions.defaults().withLease(Duration.ofSeconds(1))
-                    .withAutoRenew(false).withScope(node == Node.REDIS ? LockScope.AUTO : LockScope.LEASE));
+            lock = connection.acquire(name, LockOptions.defaults().withLease(Duration.ofSeconds(1))
+                    .withAutoRenew(node == Node.REDIS).withScope(node == Node.REDIS ? LockScope.AUTO : LockScope.LEASE));
         }
         rows.insert(orderNo, lock.fencingToken());
+        if (node == Node.REDIS) {
+            try (Jedis redis = new Jedis("127.0.0.1", 6379)) {
+                for (String key : redis.keys("*:lock:" + name)) {
+                    redis.del(key);
+                }
+            }
+        }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (lock.isValid()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("the lease of 1 s of " + lock + " did not run out in 60 s");
+                throw new IllegalStateException(lock + " was not lost within 60 s");
             }
             pause();
         }
@@ -125,9 +135,15 @@ public class AdapterOrders {
     /** @return true if nobody holds {@code name} on {@code node} (taken and released at once, outside transactions) */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public boolean isFree(Node node, String name) {
+        return isFreeWithin(node, name, Duration.ZERO);
+    }
+
+    /** @return true if {@code name} on {@code node} could be taken within {@code wait} (and was released at once) */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public boolean isFreeWithin(Node node, String name, Duration wait) {
         try (LockConnection connection = connect(node)) {
             Optional<LockHandle> lock = connection.tryAcquire(name, LockOptions.defaults().withScope(LockScope.LEASE)
-                    .withWait(Duration.ZERO));
+                    .withWait(wait));
             lock.ifPresent(LockHandle::release);
             return lock.isPresent();
         }
