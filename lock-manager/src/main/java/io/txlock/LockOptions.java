@@ -104,6 +104,47 @@ public final class LockOptions {
         return lease;
     }
 
+    /**
+     * Reads a duration as configuration writes it: {@code 500ms}, {@code 5s}, {@code 2m}, {@code 1h}, {@code 1d}, an
+     * ISO-8601 duration such as {@code PT5S}, {@code 0}, or {@code forever} ({@link #FOREVER}).
+     *
+     * @param text the duration
+     * @return it, never negative
+     * @throws IllegalArgumentException if {@code text} is none of these, saying how to write one
+     */
+    public static Duration parseDuration(String text) {
+        String t = text == null ? "" : text.strip().toLowerCase(java.util.Locale.ROOT);
+        if (t.equals("forever")) {
+            return FOREVER;
+        }
+        if (t.equals("0")) {
+            return Duration.ZERO;
+        }
+        java.util.regex.Matcher m = SIMPLE_DURATION.matcher(t);
+        try {
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                return switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "s" -> Duration.ofSeconds(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    case "h" -> Duration.ofHours(n);
+                    default -> Duration.ofDays(n);
+                };
+            }
+            Duration d = Duration.parse(t.toUpperCase(java.util.Locale.ROOT));
+            if (!d.isNegative()) {
+                return d;
+            }
+        } catch (java.time.format.DateTimeParseException | ArithmeticException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("'" + text + "' is not a duration: write e.g. '500ms', '5s', '2m', '1h', an ISO-8601"
+                + " duration such as 'PT5S', '0' or 'forever'");
+    }
+
+    private static final java.util.regex.Pattern SIMPLE_DURATION = java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
     /** @return how long an acquire may wait */
     public Duration waitTime() {
         return wait;

@@ -67,7 +67,6 @@ import redis.clients.jedis.HostAndPort;
 public class TxlockManagedConnectionFactory implements ManagedConnectionFactory, ResourceAdapterAssociation {
 
     private static final long serialVersionUID = 1L;
-    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
     @ConfigProperty(defaultValue = "jdbc", description = "jdbc, redis or zookeeper")
     private String backend = "jdbc";
@@ -269,34 +268,16 @@ public class TxlockManagedConnectionFactory implements ManagedConnectionFactory,
 
     /** Parses a duration property: 500ms, 5s, 2m, 1h, 1d, an ISO-8601 duration, 0, or (if allowed) forever. */
     static Duration duration(String property, String text, boolean foreverAllowed) {
-        String t = text == null ? "" : text.strip().toLowerCase(Locale.ROOT);
-        if (t.equals("forever") && foreverAllowed) {
-            return LockOptions.FOREVER;
-        }
-        if (t.equals("0")) {
-            return Duration.ZERO;
-        }
-        Matcher m = SIMPLE_DURATION.matcher(t);
+        Duration d;
         try {
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                return switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    case "h" -> Duration.ofHours(n);
-                    default -> Duration.ofDays(n);
-                };
-            }
-            Duration d = Duration.parse(text.strip());
-            if (!d.isNegative()) {
-                return d;
-            }
-        } catch (DateTimeParseException | ArithmeticException | NullPointerException e) {
-            // reported below
+            d = LockOptions.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(property + " " + e.getMessage(), e);
         }
-        throw new IllegalArgumentException(property + " '" + text + "' is not a duration: write e.g. '500ms', '5s', '2m',"
-                + " '1h', or an ISO-8601 duration such as 'PT5S'" + (foreverAllowed ? ", or 'forever'" : ""));
+        if (d.equals(LockOptions.FOREVER) && !foreverAllowed) {
+            throw new IllegalArgumentException(property + " cannot be 'forever': give a duration such as '30s'");
+        }
+        return d;
     }
 
     @Override

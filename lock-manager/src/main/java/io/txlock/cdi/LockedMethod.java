@@ -37,7 +37,6 @@ public final class LockedMethod {
         Object proceed() throws E;
     }
 
-    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
     private final NameTemplate name;
     private final Locked locked;
@@ -164,36 +163,13 @@ public final class LockedMethod {
 
     /** @return the duration, or null if {@code text} is empty (the manager's default) */
     static Duration duration(String text, String attribute, String in) {
-        String t = text.strip().toLowerCase(Locale.ROOT);
-        if (t.isEmpty()) {
+        if (text.isBlank()) {
             return null;
         }
-        if (t.equals("forever")) {
-            return LockOptions.FOREVER;
-        }
-        if (t.equals("0")) {
-            return Duration.ZERO;
-        }
-        Matcher m = SIMPLE_DURATION.matcher(t);
         try {
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                return switch (m.group(2)) {
-                    case "ms" -> Duration.ofMillis(n);
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    case "h" -> Duration.ofHours(n);
-                    default -> Duration.ofDays(n);
-                };
-            }
-            Duration d = Duration.parse(text.strip());
-            if (!d.isNegative()) {
-                return d;
-            }
-        } catch (DateTimeParseException | ArithmeticException e) {
-            // reported below
+            return LockOptions.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(in + ": " + attribute + " " + e.getMessage(), e);
         }
-        throw new IllegalArgumentException(in + ": " + attribute + " '" + text + "' is not a duration: write e.g. '500ms',"
-                + " '5s', '2m', '1h', an ISO-8601 duration such as 'PT5S', '0' or 'forever'");
     }
 }
