@@ -86,8 +86,7 @@ public final class JdbcLockSchema {
     }
 
     /**
-     * Creates the lock table unless it exists, in the dialect of the database it finds. Safe on several nodes at
-     * once: a node that loses the race to create it finds it created.
+     * Creates the lock table unless it exists, in the dialect of the database it finds.
      *
      * @param dataSource where
      * @param table the table name
@@ -96,29 +95,48 @@ public final class JdbcLockSchema {
      * @throws IllegalArgumentException if the table name is not a plain identifier, or the database not supported
      */
     public static JdbcDialect createIfAbsent(DataSource dataSource, String table) {
+        return createIfAbsent(dataSource, null, table);
+    }
+
+    /**
+     * Creates the lock table unless it exists, in one transaction: on PostgreSQL, whose DDL is transactional, no
+     * node ever sees the table without its token sequence (MySQL, MariaDB and H2 commit each DDL statement at once).
+     * Safe on several nodes at once: a node that loses the race to create it finds it created.
+     *
+     * @param dataSource where
+     * @param dialect the database's, or null to find it
+     * @param table the table name
+     * @return the dialect
+     * @throws LockBackendException if the database cannot be reached or refuses the DDL
+     * @throws IllegalArgumentException if the table name is not a plain identifier, the database is not supported, or
+     *     {@code dialect} does not match it
+     */
+    public static JdbcDialect createIfAbsent(DataSource dataSource, JdbcDialect dialect, String table) {
         JdbcLockProvider.validTable(table);
-        JdbcDialect dialect;
         try (Connection c = JdbcAccess.connect(dataSource)) {
-            dialect = JdbcDialect.detect(c.getMetaData());
+            JdbcDialect found = dialect != null ? dialect.requireMatches(c.getMetaData()) : JdbcDialect.detect(c.getMetaData());
             if (exists(c, table)) {
-                return dialect;
+                return found;
             }
-        } catch (SQLException e) {
-            throw new LockBackendException("could not look for lock table " + table + ": " + e.getMessage(), e);
-        }
-        try {
-            create(dataSource, dialect, table);
-        } catch (LockBackendException e) {
-            try (Connection c = JdbcAccess.connect(dataSource)) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                for (String sql : statements(found, table)) {
+                    s.execute(sql);
+                }
+                c.commit();
+            } catch (SQLException e) {
+                JdbcAccess.rollbackQuietly(c);
                 if (!exists(c, table)) {
                     throw e;
                 }
-            } catch (SQLException lookFailed) {
-                e.addSuppressed(lookFailed);
-                throw e;
+            } finally {
+                c.setAutoCommit(autoCommit);
             }
+            return found;
+        } catch (SQLException e) {
+            throw new LockBackendException("could not create lock table " + table + ": " + e.getMessage(), e);
         }
-        return dialect;
     }
 
     private static boolean exists(Connection c, String table) throws SQLException {

@@ -5,9 +5,6 @@ import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
 import io.txlock.jdbc.JdbcLockSchema;
 import io.txlock.spi.LockProvider;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +16,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
@@ -71,71 +67,13 @@ public class TxlockJdbcAutoConfiguration {
         }
     }
 
-    /**
-     * Creates the table unless it exists. Two instances starting at once may both try: the loser finds the table
-     * the winner created and goes on (complete on PostgreSQL; elsewhere possibly still without its sequence).
-     */
+    /** Creates the table unless it exists; see {@link JdbcLockSchema#createIfAbsent(DataSource, JdbcDialect, String)}. */
     static void createTableIfAbsent(DataSource dataSource, JdbcDialect configured, String table) {
-        JdbcDialect dialect;
-        try (Connection c = dataSource.getConnection()) {
-            dialect = configured != null ? configured : JdbcDialect.detect(c.getMetaData());
-            JdbcLockSchema.statements(dialect, table); // refuses a table name that is not a plain identifier
-            if (exists(c, table)) {
-                return;
-            }
-        } catch (SQLException e) {
-            throw new LockBackendException("txlock.create-table: could not reach the database to look for lock table " + table
-                    + ": " + e.getMessage(), e);
-        }
         try {
-            create(dataSource, dialect, table);
-            log.info("created lock table {} ({}), as txlock.create-table=true asked", table, dialect);
-        } catch (LockBackendException | SQLException e) {
-            try (Connection c = dataSource.getConnection()) {
-                if (exists(c, table)) {
-                    return;
-                }
-            } catch (SQLException again) {
-                e.addSuppressed(again);
-            }
-            throw e instanceof LockBackendException backend ? backend
-                    : new LockBackendException("txlock.create-table: could not create lock table " + table + ": " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Creates the table in one transaction: on PostgreSQL, whose DDL is transactional, another instance then never
-     * sees the table without its token sequence (MySQL, MariaDB and H2 commit each DDL statement at once).
-     */
-    private static void create(DataSource dataSource, JdbcDialect dialect, String table) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                JdbcLockSchema.create(new SingleConnectionDataSource(c, true), dialect, table); // commits
-            } catch (LockBackendException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(autoCommit);
-            }
-        }
-    }
-
-    private static boolean exists(Connection c, String table) {
-        try (Statement s = c.createStatement()) {
-            s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
-            return true;
-        } catch (SQLException e) {
-            return false;
-        } finally {
-            try {
-                if (!c.getAutoCommit()) {
-                    c.rollback();
-                }
-            } catch (SQLException ignored) {
-                // the connection goes back to the pool, which resets it
-            }
+            JdbcDialect dialect = JdbcLockSchema.createIfAbsent(dataSource, configured, table);
+            log.info("lock table {} ({}) is there, as txlock.create-table=true asked", table, dialect);
+        } catch (LockBackendException e) {
+            throw new LockBackendException("txlock.create-table: " + e.getMessage(), e);
         }
     }
 }
