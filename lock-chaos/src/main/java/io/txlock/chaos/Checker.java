@@ -240,6 +240,7 @@ final class Checker {
     private void exclusion() {
         List<Grant> claimed = grants.stream().filter(g -> g.lastValid >= 0)
                 .sorted(Comparator.comparingLong(g -> g.granted)).toList();
+        Map<Grant, List<Grant>> overlapping = new LinkedHashMap<>();
         List<Grant> open = new ArrayList<>();
         for (Grant g : claimed) {
             open.removeIf(a -> a.lastValid <= g.granted);
@@ -247,18 +248,28 @@ final class Checker {
                 if (a.holder.equals(g.holder)) {
                     continue;
                 }
-                String overlap = a + " (granted " + at(a.granted) + ", valid at " + at(a.lastValid) + ") and " + g
-                        + " (granted " + at(g.granted) + ", valid at " + at(g.lastValid) + ")";
                 Fault excuse = excuse(a, g);
                 if (excuse != null) {
-                    excused.add(overlap + ": within " + o.limits().exclusionGap().toMillis() + " ms after the "
-                            + excuse.kind().label() + " at " + at(excuse.begin()) + " (documented limit)");
+                    excused.add(describe(a) + " and " + describe(g) + ": within " + o.limits().exclusionGap().toMillis()
+                            + " ms after the " + excuse.kind().label() + " at " + at(excuse.begin()) + " (documented limit)");
                 } else {
-                    violation("exclusion", "both valid at once: " + overlap);
+                    overlapping.computeIfAbsent(a, k -> new ArrayList<>()).add(g);
                 }
             }
             open.add(g);
         }
+        overlapping.forEach((a, later) -> {
+            String cause = faults.stream().filter(f -> f.begin() > a.granted && f.begin() < a.lastValid)
+                    .map(f -> "; during it: the " + f.kind().label() + (f.victim().isEmpty() ? "" : " of " + f.victim())
+                            + " from " + at(f.begin()) + " to " + at(f.end()))
+                    .findFirst().orElse("");
+            violation("exclusion", describe(a) + " was still valid while " + later.size() + " later grant(s) of other"
+                    + " holders were valid, the first " + describe(later.get(0)) + cause);
+        });
+    }
+
+    private String describe(Grant g) {
+        return g + " (granted " + at(g.granted) + ", last valid " + at(g.lastValid) + ")";
     }
 
     private Fault excuse(Grant earlier, Grant later) {

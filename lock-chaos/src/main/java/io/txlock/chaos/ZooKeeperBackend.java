@@ -2,6 +2,7 @@ package io.txlock.chaos;
 
 import io.txlock.spi.LockProvider;
 import io.txlock.zookeeper.ZooKeeperLockProvider;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -49,7 +50,8 @@ final class ZooKeeperBackend implements ChaosBackend {
         for (int i = 0; i < specs.length; i++) {
             Map<String, Object> properties = new HashMap<>();
             properties.put("maxSessionTimeout", "60000");
-            specs[i] = new InstanceSpec(dir.resolve("zk" + (i + 1)).toFile(), -1, -1, -1, true, i + 1, TICK_MS, -1, properties);
+            Path data = Files.createDirectories(dir.resolve("zk" + (i + 1)));
+            specs[i] = new InstanceSpec(data.toFile(), -1, -1, -1, true, i + 1, TICK_MS, -1, properties);
         }
         cluster = new TestingCluster(specs);
         cluster.start();
