@@ -12,8 +12,8 @@ import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A holder JVM of the chaos suite: loops acquire, {@code isValid()}, hold, {@code isValid()}, fenced write,
- * {@code isValid()}, release, logging every step to its history, until {@code STOP} (or end of input) on stdin.
+ * A holder JVM of the chaos suite: loops acquire, {@code isValid()}, hold, {@code isValid()}, fenced write, hold,
+ * {@code isValid()}, release (so that a pause almost anywhere in the round is followed by a validity check), logging every step to its history, until {@code STOP} (or end of input) on stdin.
  * Every exception of the lock API is logged with its class and the loop goes on; the checker decides which are
  * allowed. Started by the controller with {@link HolderSpec#toArgs()}.
  */
@@ -80,6 +80,7 @@ public final class ChaosHolder {
                 pause(spec.maxHold().toMillis());
                 if (valid(handle, token)) {
                     write(resource, token);
+                    pause(spec.maxHold().toMillis() / 2);
                     valid(handle, token);
                 }
             }

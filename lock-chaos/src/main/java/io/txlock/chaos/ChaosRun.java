@@ -113,7 +113,7 @@ final class ChaosRun {
             end = System.nanoTime();
             controller.log(end, Event.Kind.FAULT_END, 0, fault.name());
         } else {
-            HolderProcess victim = victim();
+            HolderProcess victim = victim(fault == FaultKind.PAUSE_HOLDER);
             String detail = fault.name() + " " + victim.id();
             controller.log(Event.Kind.FAULT_BEGIN, 0, detail);
             if (fault == FaultKind.KILL_HOLDER) {
@@ -136,17 +136,23 @@ final class ChaosRun {
         awaitGrants(end, settings.recoveryBound());
     }
 
-    /** @return a live holder, one holding the lock if one is seen doing so within a few seconds */
-    private HolderProcess victim() throws InterruptedException {
+    /**
+     * @param inHold whether to prefer a holder in the hold of its round (a pause there is followed by a validity
+     *     check) over one anywhere between grant and release
+     * @return a live holder, one holding the lock if one is seen doing so within a few seconds
+     */
+    private HolderProcess victim(boolean inHold) throws InterruptedException {
         List<HolderProcess> live = holders.stream().filter(HolderProcess::alive).toList();
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long preferUntil = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         while (System.nanoTime() < deadline) {
+            boolean picky = inHold && System.nanoTime() < preferUntil;
             for (HolderProcess h : live) {
-                if (h.holding()) {
+                if (picky ? h.inHold() : h.holding()) {
                     return h;
                 }
             }
-            Thread.sleep(5);
+            Thread.sleep(2);
         }
         return live.get(ThreadLocalRandom.current().nextInt(live.size()));
     }

@@ -21,6 +21,9 @@ final class ChaosSuite implements AutoCloseable {
 
     ChaosSuite(ChaosSettings settings) throws Exception {
         this.settings = settings;
+        for (String own : List.of("servers", "resource-postgresql", "runs")) {
+            Os.deleteTree(settings.dir().resolve(own));
+        }
         Files.createDirectories(settings.dir());
         resourceServer = PrivatePostgres.start(settings.dir().resolve("resource-postgresql"));
         Resource.createTables(resourceServer.url());

@@ -71,6 +71,16 @@ final class HolderProcess {
         };
     }
 
+    /**
+     * @return whether the holder is in the hold of its round: granted, checked valid, and not yet written, so that
+     *     a pause now is followed by a validity check before the write
+     */
+    boolean inHold() {
+        List<Event> tail = History.tail(spec.history());
+        int n = tail.size();
+        return n >= 2 && tail.get(n - 1).valid() && tail.get(n - 2).kind() == Event.Kind.GRANT;
+    }
+
     /** {@code kill -9}, and waits until it is gone. */
     void kill() {
         killed = true;

@@ -117,4 +117,18 @@ final class Os {
         }
         return prefix;
     }
+
+    /** Deletes a directory of the suite's own (servers' data, histories of an earlier run), if it exists. */
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir + " (a server of an earlier run still running?)", e);
+        }
+    }
 }
