@@ -397,7 +397,7 @@ final class Checker {
             }
             long deadline = f.end() + o.limits().recoveryBound().toNanos();
             started.forEach((holder, since) -> {
-                if (since < f.begin() && !o.killed().contains(holder)
+                if (since < f.begin() && killedAt(holder) > deadline
                         && grants.stream().noneMatch(g -> g.holder.equals(holder) && g.granted > f.end() && g.granted <= deadline)) {
                     violation("recovery", holder + " lived through the " + f.kind().label() + " ending at " + at(f.end())
                             + " but was not granted the lock within " + o.limits().recoveryBound().toSeconds() + " s after it");
@@ -405,6 +405,12 @@ final class Checker {
             });
         }
         return longest;
+    }
+
+    /** @return when the controller killed {@code holder}, or {@link Long#MAX_VALUE} if it never did */
+    private long killedAt(String holder) {
+        return faults.stream().filter(f -> f.kind() == FaultKind.KILL_HOLDER && f.victim().equals(holder))
+                .mapToLong(Fault::begin).min().orElse(o.killed().contains(holder) ? Long.MIN_VALUE : Long.MAX_VALUE);
     }
 
     private void holderEnds() {

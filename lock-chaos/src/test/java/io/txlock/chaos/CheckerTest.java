@@ -178,6 +178,23 @@ class CheckerTest {
     }
 
     @Test
+    void aHolderKilledLongAfterAFaultMustHaveRecoveredFromIt() {
+        start("a", "b");
+        round("a", 1, 10, 20, 100);
+        round("b", 2, 110, 120, 200);
+        log(300, Event.CONTROLLER, Kind.FAULT_BEGIN, 0, "RESTART_SERVER");
+        log(400, Event.CONTROLLER, Kind.FAULT_END, 0, "RESTART_SERVER");
+        round("a", 3, 410, 420, 500);
+        log(20_000, Event.CONTROLLER, Kind.FAULT_BEGIN, 0, "KILL_HOLDER b");
+        log(20_010, Event.CONTROLLER, Kind.FAULT_END, 0, "KILL_HOLDER b");
+        killed = Set.of("b");
+        ends.remove("b");
+        round("a", 4, 20_100, 20_110, 20_200);
+        assertThat(check().violations()).singleElement()
+                .satisfies(x -> assertThat(x.message()).startsWith("b lived through the restart"));
+    }
+
+    @Test
     void onlyDocumentedExceptionsAreAllowed() {
         start("a");
         log(1, "a", Kind.EXC, 0, "acquire io.txlock.LockTimeoutException not granted");

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.TestFactory;
  * strategies, MariaDB, Redis and ZooKeeper); {@code -Dchaos.duration=PT10M -Dchaos.runs=all} makes it the long run.
  * Each run is a test of its own that passes only with no violation; the table goes to target/chaos/chaos-report.md.
  */
-class ChaosShortRunTest {
+class ChaosSuiteTest {
 
     private static ChaosSettings settings;
     private static ChaosSuite suite;
