@@ -46,7 +46,7 @@ public final class ChaosHolder {
         stdin.setDaemon(true);
         stdin.start();
         LockOptions options = LockOptions.defaults().withScope(LockScope.LEASE).withLease(spec.lease()).withWait(spec.waitTime());
-        LockManager locks = LockManager.builder(Backends.named(spec.backend()).provider(spec.config()))
+        LockManager locks = LockManager.builder(backend().provider(spec.config()))
                 .transactions(TransactionSupport.none()).build();
         try (Resource resource = new Resource(spec.resourceUrl())) {
             while (!stopping) {
@@ -60,6 +60,10 @@ public final class ChaosHolder {
         } catch (Throwable e) {
             exception("close", 0, e);
         }
+    }
+
+    private ChaosBackend backend() throws ReflectiveOperationException {
+        return Class.forName(spec.backend()).asSubclass(ChaosBackend.class).getDeclaredConstructor().newInstance();
     }
 
     private void round(LockManager locks, LockOptions options, Resource resource) {

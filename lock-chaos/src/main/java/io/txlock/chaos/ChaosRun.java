@@ -101,7 +101,7 @@ final class ChaosRun {
 
     private void startHolder() {
         String id = "holder-" + (holders.size() + 1);
-        holders.add(HolderProcess.start(new HolderSpec(id, backend.name(), config, "chaos", settings.lease(), WAIT,
+        holders.add(HolderProcess.start(new HolderSpec(id, backend.getClass().getName(), config, "chaos", settings.lease(), WAIT,
                 MAX_HOLD, dir.resolve(id + ".history"), resourceUrl, runId)));
     }
 

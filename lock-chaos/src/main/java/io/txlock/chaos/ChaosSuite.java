@@ -36,17 +36,28 @@ final class ChaosSuite implements AutoCloseable {
      * @return what the checker found
      */
     ChaosRun.Result run(ChaosSettings.Run run) throws Exception {
-        if (backend == null || !backend.name().equals(run.backend())) {
-            closeBackend();
-            backend = Backends.named(run.backend());
-            backend.start(settings.dir().resolve("servers").resolve(run.backend()));
-        }
-        String id = run.backend() + "-" + run.strategy().toLowerCase() + "-" + Long.toString(System.currentTimeMillis(), 36);
-        ChaosRun.Result result = new ChaosRun(backend, run.strategy(), settings, resource, resourceServer.url(),
-                settings.dir().resolve("runs").resolve(id)).execute();
+        ChaosRun.Result result = run(Backends.named(run.backend()), run.strategy());
         results.add(result);
         writeReport();
         return result;
+    }
+
+    /**
+     * Runs a backend that is not necessarily one of {@link Backends} (a test's), without adding it to the report.
+     *
+     * @param fresh a new instance of the backend: it replaces the current one unless that has the same name
+     * @param strategy one of its strategies
+     * @return what the checker found
+     */
+    ChaosRun.Result run(ChaosBackend fresh, String strategy) throws Exception {
+        if (backend == null || !backend.name().equals(fresh.name())) {
+            closeBackend();
+            backend = fresh;
+            backend.start(settings.dir().resolve("servers").resolve(fresh.name()));
+        }
+        String id = backend.name() + "-" + strategy.toLowerCase() + "-" + Long.toString(System.currentTimeMillis(), 36);
+        return new ChaosRun(backend, strategy, settings, resource, resourceServer.url(),
+                settings.dir().resolve("runs").resolve(id)).execute();
     }
 
     List<ChaosRun.Result> results() {

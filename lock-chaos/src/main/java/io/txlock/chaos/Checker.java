@@ -259,7 +259,8 @@ final class Checker {
             open.add(g);
         }
         overlapping.forEach((a, later) -> {
-            String cause = faults.stream().filter(f -> f.begin() > a.granted && f.begin() < a.lastValid)
+            String cause = faults.stream().filter(f -> f.begin() > a.granted && f.begin() < a.lastValid
+                            && (f.kind().backend() || f.victim().equals(a.holder)))
                     .map(f -> "; during it: the " + f.kind().label() + (f.victim().isEmpty() ? "" : " of " + f.victim())
                             + " from " + at(f.begin()) + " to " + at(f.end()))
                     .findFirst().orElse("");

@@ -8,7 +8,7 @@ import java.util.List;
  * What a holder JVM does, passed on its command line.
  *
  * @param id the holder's name in histories
- * @param backend the backend's {@link ChaosBackend#name()}
+ * @param backend the class of the backend, built in the holder with its no-argument constructor
  * @param config what the backend's {@link ChaosBackend#holderConfig} returned
  * @param lock the lock name all holders of the run contend for
  * @param lease the lease of each grant (LEASE scope, renewed)

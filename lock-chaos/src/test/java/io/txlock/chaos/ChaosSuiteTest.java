@@ -7,6 +7,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -35,6 +36,13 @@ class ChaosSuiteTest {
                 suite.close();
             }
         }
+    }
+
+    @Test
+    void aSplitBrainIsCaught() throws Exception {
+        ChaosRun.Result result = suite.run(new SplitBrainBackend(), "PREFIX_PER_HOLDER");
+        assertThat(result.verdict().violations()).as(Report.details(result))
+                .extracting(Checker.Violation::check).contains("exclusion");
     }
 
     @TestFactory
