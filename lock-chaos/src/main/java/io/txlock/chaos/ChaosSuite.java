@@ -28,6 +28,7 @@ final class ChaosSuite implements AutoCloseable {
         resourceServer = PrivatePostgres.start(settings.dir().resolve("resource-postgresql"));
         Resource.createTables(resourceServer.url());
         resource = new Resource(resourceServer.url());
+        Runtime.getRuntime().addShutdownHook(new Thread(this::close, "chaos-servers-down"));
     }
 
     /**
@@ -76,15 +77,16 @@ final class ChaosSuite implements AutoCloseable {
         return file;
     }
 
-    private void closeBackend() {
+    private synchronized void closeBackend() {
         if (backend != null) {
             backend.close();
             backend = null;
         }
     }
 
+    /** Stops every server the suite started; again (from the shutdown hook) it does nothing more. */
     @Override
-    public void close() {
+    public synchronized void close() {
         closeBackend();
         resource.close();
         resourceServer.close();

@@ -118,6 +118,20 @@ final class Os {
         return prefix;
     }
 
+    /** @return whether every directory from the root down to {@code dir} lets other users through */
+    static boolean reachableByOthers(Path dir) {
+        try {
+            for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
+                if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
     /** Deletes a directory of the suite's own (servers' data, histories of an earlier run), if it exists. */
     static void deleteTree(Path dir) {
         if (!Files.exists(dir)) {

@@ -20,15 +20,26 @@ final class PrivatePostgres implements AutoCloseable {
 
     private final int port;
     private final ServerProcess server;
+    private final Path temporary;
 
-    private PrivatePostgres(int port, ServerProcess server) {
+    private PrivatePostgres(int port, ServerProcess server, Path temporary) {
         this.port = port;
         this.server = server;
+        this.temporary = temporary;
     }
 
-    static PrivatePostgres start(Path dir) throws IOException {
+    /**
+     * @param wanted where the cluster should live; when the build runs as root and the {@code postgres} user cannot
+     *     reach it (a checkout under /root), a fresh directory under the system's temporary directory instead
+     */
+    static PrivatePostgres start(Path wanted) throws IOException {
         Path bin = binDir();
-        Files.createDirectories(dir);
+        Files.createDirectories(wanted);
+        Path dir = Os.root() && !Os.reachableByOthers(wanted)
+                ? Files.createTempDirectory("txlock-chaos-postgresql-") : wanted;
+        if (!dir.equals(wanted)) {
+            Files.writeString(wanted.resolve("MOVED"), "the postgres user cannot reach this directory: the cluster is in " + dir + "\n");
+        }
         Path data = dir.resolve("data");
         List<String> asPostgres = Os.asUser("postgres");
         if (Os.root()) {
@@ -52,7 +63,7 @@ final class PrivatePostgres implements AutoCloseable {
             }
         }, "QUIT");
         server.start();
-        return new PrivatePostgres(port, server);
+        return new PrivatePostgres(port, server, dir.equals(wanted) ? null : dir);
     }
 
     private static String url(int port) {
@@ -76,6 +87,9 @@ final class PrivatePostgres implements AutoCloseable {
     @Override
     public void close() {
         server.close();
+        if (temporary != null) {
+            Os.deleteTree(temporary);
+        }
     }
 
     private static Path binDir() throws IOException {
