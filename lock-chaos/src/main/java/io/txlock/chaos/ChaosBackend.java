@@ -53,10 +53,11 @@ interface ChaosBackend extends AutoCloseable {
      * Controller side: injects a backend fault and returns once the backend serves again.
      *
      * @param fault one of {@link #backendFaults()}
+     * @param lease the holders' lease, which sets how long a server pause lasts
      * @return what was hit, for the history (a port, a member)
      * @throws Exception if the backend could not be brought back
      */
-    String inject(FaultKind fault) throws Exception;
+    String inject(FaultKind fault, Duration lease) throws Exception;
 
     /**
      * @param lease the holders' lease
@@ -76,7 +77,8 @@ interface ChaosBackend extends AutoCloseable {
     }
 
     /**
-     * A documented limit: after a backend fault, how long a holder granted before it may still see
+     * A documented limit: after a restart of the server ({@link FaultKind#RESTART_SERVER}), how long a holder granted
+     * before it may still see
      * {@code isValid() == true} while another holder is granted. {@link Duration#ZERO} where there is none.
      *
      * @param strategy the run's strategy

@@ -9,10 +9,12 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A holder JVM of the chaos suite: loops acquire, {@code isValid()}, hold, {@code isValid()}, fenced write, hold,
+ * A holder JVM of the chaos suite: loops acquire, {@code isValid()}, in one round of four {@code extend()} to a
+ * shorter or equal lease, hold, {@code isValid()}, fenced write, hold,
  * {@code isValid()}, release (so that a pause almost anywhere in the round is followed by a validity check), logging every step to its history, until {@code STOP} (or end of input) on stdin.
  * Every exception of the lock API is logged with its class and the loop goes on; the checker decides which are
  * allowed. Started by the controller with {@link HolderSpec#toArgs()}.
@@ -81,6 +83,9 @@ public final class ChaosHolder {
         try {
             handle.onLost(() -> history.log(Event.Kind.LOST, token, ""));
             if (valid(handle, token)) {
+                if (ThreadLocalRandom.current().nextInt(4) == 0) {
+                    extend(handle, token);
+                }
                 pause(spec.maxHold().toMillis());
                 if (valid(handle, token)) {
                     write(resource, token);
@@ -104,6 +109,17 @@ public final class ChaosHolder {
         boolean valid = handle.isValid();
         history.log(before, Event.Kind.VALID, token, Boolean.toString(valid));
         return valid;
+    }
+
+    /** Extends the lease to between half of it and all of it: a shortening extend must never outlive its lease. */
+    private void extend(LockHandle handle, long token) {
+        Duration lease = spec.lease().multipliedBy(50 + ThreadLocalRandom.current().nextInt(51)).dividedBy(100);
+        try {
+            handle.extend(lease);
+            history.log(Event.Kind.EXTEND, token, Long.toString(lease.toMillis()));
+        } catch (Throwable e) {
+            exception("extend", token, e);
+        }
     }
 
     private void write(Resource resource, long token) {

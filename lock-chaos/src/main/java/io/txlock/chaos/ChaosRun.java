@@ -109,7 +109,7 @@ final class ChaosRun {
         long end;
         if (fault.backend()) {
             controller.log(Event.Kind.FAULT_BEGIN, 0, fault.name());
-            backend.inject(fault);
+            backend.inject(fault, settings.lease());
             end = System.nanoTime();
             controller.log(end, Event.Kind.FAULT_END, 0, fault.name());
         } else {

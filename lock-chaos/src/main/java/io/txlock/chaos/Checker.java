@@ -278,7 +278,7 @@ final class Checker {
             return null;
         }
         for (Fault f : faults) {
-            if (f.kind().backend() && earlier.granted < f.begin() && later.granted >= f.begin()
+            if (f.kind() == FaultKind.RESTART_SERVER && earlier.granted < f.begin() && later.granted >= f.begin()
                     && later.granted <= f.end() + o.limits().exclusionGap().toNanos()) {
                 return f;
             }

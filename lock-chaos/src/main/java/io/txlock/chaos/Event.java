@@ -26,6 +26,8 @@ record Event(long nanos, String actor, Kind kind, long token, String detail) {
         GRANT,
         /** {@code isValid()} answered; the time is taken before the call. */
         VALID,
+        /** {@code extend()} returned: the new lease in ms. */
+        EXTEND,
         /** A fenced write: accepted or refused by the resource. */
         WRITE,
         /** {@code release()} returned normally. */

@@ -8,6 +8,8 @@ enum FaultKind {
     PAUSE_HOLDER("SIGSTOP", false),
     /** A crash and restart of the backend's server (data kept where the server keeps it on disk). */
     RESTART_SERVER("restart", true),
+    /** The backend's server stopped ({@code SIGSTOP}) for 1.5 leases, then continued: late replies, expired keys. */
+    PAUSE_SERVER("server SIGSTOP", true),
     /** A ZooKeeper follower killed, then restarted. */
     KILL_MEMBER("member", true),
     /** The ZooKeeper leader killed, then restarted once another leader was elected. */

@@ -27,8 +27,8 @@ abstract class JdbcChaosBackend implements ChaosBackend {
     /** @return the JDBC URL of the database the lock table lives in, on the running private server */
     abstract String jdbcUrl() throws Exception;
 
-    /** Crashes the private server and starts it again. */
-    abstract void restartServer();
+    /** @return the running private server */
+    abstract ServerProcess server();
 
     @Override
     public List<String> strategies() {
@@ -69,15 +69,16 @@ abstract class JdbcChaosBackend implements ChaosBackend {
 
     @Override
     public List<FaultKind> backendFaults() {
-        return List.of(FaultKind.RESTART_SERVER);
+        return List.of(FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
     }
 
     @Override
-    public String inject(FaultKind fault) {
-        if (fault != FaultKind.RESTART_SERVER) {
-            throw new IllegalArgumentException(name() + " has no fault " + fault);
+    public String inject(FaultKind fault, Duration lease) throws InterruptedException {
+        switch (fault) {
+            case RESTART_SERVER -> server().restart();
+            case PAUSE_SERVER -> server().pause(lease.multipliedBy(3).dividedBy(2));
+            default -> throw new IllegalArgumentException(name() + " has no fault " + fault);
         }
-        restartServer();
         return name();
     }
 

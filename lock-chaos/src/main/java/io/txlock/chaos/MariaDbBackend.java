@@ -41,8 +41,8 @@ final class MariaDbBackend extends JdbcChaosBackend {
     }
 
     @Override
-    void restartServer() {
-        server.restart();
+    ServerProcess server() {
+        return server.process();
     }
 
     @Override

@@ -33,8 +33,8 @@ final class PostgresBackend extends JdbcChaosBackend {
     }
 
     @Override
-    void restartServer() {
-        server.restart();
+    ServerProcess server() {
+        return server.process();
     }
 
     @Override

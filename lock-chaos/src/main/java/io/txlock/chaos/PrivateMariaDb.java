@@ -59,9 +59,8 @@ final class PrivateMariaDb implements AutoCloseable {
         return url(port, database);
     }
 
-    /** Kills it ({@code kill -9}) and starts it again. */
-    void restart() {
-        server.restart();
+    ServerProcess process() {
+        return server;
     }
 
     @Override

@@ -79,9 +79,8 @@ final class PrivatePostgres implements AutoCloseable {
         return port;
     }
 
-    /** Crashes it (immediate shutdown) and starts it again. */
-    void restart() {
-        server.restart();
+    ServerProcess process() {
+        return server;
     }
 
     @Override

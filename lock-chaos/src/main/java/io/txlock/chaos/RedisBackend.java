@@ -66,15 +66,16 @@ final class RedisBackend implements ChaosBackend {
 
     @Override
     public List<FaultKind> backendFaults() {
-        return List.of(FaultKind.RESTART_SERVER);
+        return List.of(FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
     }
 
     @Override
-    public String inject(FaultKind fault) {
-        if (fault != FaultKind.RESTART_SERVER) {
-            throw new IllegalArgumentException("redis has no fault " + fault);
+    public String inject(FaultKind fault, Duration lease) throws InterruptedException {
+        switch (fault) {
+            case RESTART_SERVER -> server.restart();
+            case PAUSE_SERVER -> server.pause(lease.multipliedBy(3).dividedBy(2));
+            default -> throw new IllegalArgumentException("redis has no fault " + fault);
         }
-        server.restart();
         return "port " + port;
     }
 

@@ -72,6 +72,18 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /** Stops the server and the processes it forked with {@code SIGSTOP} for {@code pause}, then lets them continue. */
+    void pause(Duration pause) throws InterruptedException {
+        List<ProcessHandle> all = new java.util.ArrayList<>(List.of(process.toHandle()));
+        process.descendants().forEach(all::add);
+        all.forEach(p -> Os.signal(p.pid(), "STOP"));
+        try {
+            Thread.sleep(pause.toMillis());
+        } finally {
+            all.forEach(p -> Os.signal(p.pid(), "CONT"));
+        }
+    }
+
     /** Crashes the server and starts it again on the same port and data. */
     void restart() {
         crash();

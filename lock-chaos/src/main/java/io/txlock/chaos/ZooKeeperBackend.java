@@ -82,7 +82,7 @@ final class ZooKeeperBackend implements ChaosBackend {
     }
 
     @Override
-    public String inject(FaultKind fault) throws Exception {
+    public String inject(FaultKind fault, Duration lease) throws Exception {
         InstanceSpec leader = leader();
         InstanceSpec victim = switch (fault) {
             case KILL_LEADER -> leader;

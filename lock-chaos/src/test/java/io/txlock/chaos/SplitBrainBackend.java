@@ -46,7 +46,7 @@ final class SplitBrainBackend implements ChaosBackend {
     }
 
     @Override
-    public String inject(FaultKind fault) {
+    public String inject(FaultKind fault, java.time.Duration lease) {
         throw new IllegalArgumentException("no backend faults");
     }
 
