@@ -86,7 +86,7 @@ public final class ChaosHolder {
                 if (ThreadLocalRandom.current().nextInt(4) == 0) {
                     extend(handle, token);
                 }
-                pause(spec.maxHold().toMillis());
+                hold(spec.maxHold().toMillis());
                 if (valid(handle, token)) {
                     write(resource, token);
                     pause(spec.maxHold().toMillis() / 2);
@@ -136,6 +136,16 @@ public final class ChaosHolder {
         if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Sleeps half of {@code maxMillis} and a random part of the other half: long enough for a pause to land in. */
+    private static void hold(long maxMillis) {
+        try {
+            Thread.sleep(maxMillis / 2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pause(maxMillis / 2);
     }
 
     private static void pause(long maxMillis) {

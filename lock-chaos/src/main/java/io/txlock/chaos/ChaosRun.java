@@ -109,9 +109,9 @@ final class ChaosRun {
         long end;
         if (fault.backend()) {
             controller.log(Event.Kind.FAULT_BEGIN, 0, fault.name());
-            backend.inject(fault, settings.lease());
+            String what = backend.inject(fault, settings.lease());
             end = System.nanoTime();
-            controller.log(end, Event.Kind.FAULT_END, 0, fault.name());
+            controller.log(end, Event.Kind.FAULT_END, 0, fault.name() + " " + what);
         } else {
             HolderProcess victim = victim(fault == FaultKind.PAUSE_HOLDER);
             String detail = fault.name() + " " + victim.id();

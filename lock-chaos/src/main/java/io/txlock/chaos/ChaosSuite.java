@@ -54,7 +54,9 @@ final class ChaosSuite implements AutoCloseable {
         if (backend == null || !backend.name().equals(fresh.name())) {
             closeBackend();
             backend = fresh;
-            backend.start(settings.dir().resolve("servers").resolve(fresh.name()));
+            Path servers = settings.dir().resolve("servers").resolve(fresh.name());
+            Os.deleteTree(servers);
+            backend.start(servers);
         }
         String id = backend.name() + "-" + strategy.toLowerCase() + "-" + Long.toString(System.currentTimeMillis(), 36);
         return new ChaosRun(backend, strategy, settings, resource, resourceServer.url(),

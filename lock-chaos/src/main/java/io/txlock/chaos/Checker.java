@@ -201,9 +201,9 @@ final class Checker {
                 case EXC -> exception(e, g);
                 case RESERR -> violation("exception", e.actor() + " could not write the resource at " + at(e.nanos())
                         + " (never faulted: the evidence of fencing is incomplete): " + e.detail());
-                case FAULT_BEGIN -> openFaults.put(e.detail(), e);
+                case FAULT_BEGIN -> openFaults.put(e.detail().split(" ", 2)[0], e);
                 case FAULT_END -> {
-                    Event begin = openFaults.remove(e.detail());
+                    Event begin = openFaults.remove(e.detail().split(" ", 2)[0]);
                     String[] what = e.detail().split(" ", 2);
                     faults.add(new Fault(FaultKind.valueOf(what[0]), what.length > 1 ? what[1] : "",
                             begin != null ? begin.nanos() : e.nanos(), e.nanos()));

@@ -9,7 +9,8 @@ package io.txlock.chaos;
  * @param kind what happened
  * @param token the fencing token the event is about, or 0
  * @param detail the rest: {@code true}/{@code false} of a validity check, {@code accepted}/{@code refused} of a
- *     write, {@code phase class message} of an exception, {@code KIND victim} of a fault
+ *     write, {@code phase class message} of an exception, {@code KIND victim} of a fault (a holder; at the end of a
+ *     backend fault, what it hit)
  */
 record Event(long nanos, String actor, Kind kind, long token, String detail) {
 

@@ -50,10 +50,6 @@ final class HolderProcess {
         return spec.history();
     }
 
-    long pid() {
-        return process.pid();
-    }
-
     boolean alive() {
         return process.isAlive();
     }

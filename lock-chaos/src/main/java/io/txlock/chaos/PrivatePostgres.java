@@ -75,10 +75,6 @@ final class PrivatePostgres implements AutoCloseable {
         return url(port);
     }
 
-    int port() {
-        return port;
-    }
-
     ServerProcess process() {
         return server;
     }
