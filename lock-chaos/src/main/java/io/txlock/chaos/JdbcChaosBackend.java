@@ -1,0 +1,99 @@
+package io.txlock.chaos;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.Strategy;
+import io.txlock.jdbc.JdbcDialect;
+import io.txlock.jdbc.JdbcLockProvider;
+import io.txlock.jdbc.JdbcLockSchema;
+import io.txlock.spi.LockProvider;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The database backends: the lock table on a private server, each strategy of the JDBC provider, and a crash and
+ * restart of the server as backend fault. Holder configuration: {@code <jdbc url> <strategy>}.
+ */
+abstract class JdbcChaosBackend implements ChaosBackend {
+
+    static final String TABLE = "chaos_lock";
+
+    private boolean tableCreated;
+
+    /** @return the dialect of the server */
+    abstract JdbcDialect dialect();
+
+    /** @return the JDBC URL of the database the lock table lives in, on the running private server */
+    abstract String jdbcUrl() throws Exception;
+
+    /** @return the running private server */
+    abstract ServerProcess server();
+
+    @Override
+    public List<String> strategies() {
+        return Arrays.stream(Strategy.values()).map(Strategy::name).toList();
+    }
+
+    @Override
+    public String holderConfig(String strategy, String runId) throws Exception {
+        Strategy.valueOf(strategy);
+        String url = jdbcUrl();
+        if (!tableCreated) {
+            try (HikariDataSource ds = pool(url, 1)) {
+                JdbcLockSchema.create(ds, dialect(), TABLE);
+            }
+            tableCreated = true;
+        }
+        return url + " " + strategy;
+    }
+
+    @Override
+    public LockProvider provider(String config) {
+        String[] parts = config.split(" ", 2);
+        return JdbcLockProvider.builder(pool(parts[0], 6)).strategy(Strategy.valueOf(parts[1]))
+                .dialect(dialect()).table(TABLE).build();
+    }
+
+    private static HikariDataSource pool(String url, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(3000);
+        config.setValidationTimeout(1000);
+        config.setInitializationFailTimeout(-1);
+        config.setPoolName("chaos");
+        return new HikariDataSource(config);
+    }
+
+    @Override
+    public List<FaultKind> backendFaults() {
+        return List.of(FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
+    }
+
+    @Override
+    public String inject(FaultKind fault, Duration lease) throws InterruptedException {
+        switch (fault) {
+            case RESTART_SERVER -> server().restart();
+            case PAUSE_SERVER -> server().pause(lease.multipliedBy(3).dividedBy(2));
+            default -> throw new IllegalArgumentException(name() + " has no fault " + fault);
+        }
+        return name();
+    }
+
+    /** A row lock lives as long as the transaction of its connection, whatever the lease. */
+    @Override
+    public boolean pausedHolderKeepsLock(String strategy) {
+        return Strategy.valueOf(strategy) == Strategy.SELECT_FOR_UPDATE;
+    }
+
+    /**
+     * The README's limit of {@code SELECT_FOR_UPDATE}: a crash ends the row lock at once, and the holder learns it at
+     * its next use of the connection (the renewal), within the lease.
+     */
+    @Override
+    public Duration exclusionGapAfterBackendFault(String strategy, Duration lease) {
+        return pausedHolderKeepsLock(strategy) ? lease : Duration.ZERO;
+    }
+}

@@ -1,0 +1,46 @@
+package io.txlock.chaos;
+
+import io.txlock.jdbc.JdbcDialect;
+import java.nio.file.Path;
+
+/** PostgreSQL: a private cluster, crashed by an immediate shutdown and started again. */
+final class PostgresBackend extends JdbcChaosBackend {
+
+    private PrivatePostgres server;
+
+    /** For {@link Backends} and holder JVMs. */
+    PostgresBackend() {
+    }
+
+    @Override
+    public String name() {
+        return "postgresql";
+    }
+
+    @Override
+    JdbcDialect dialect() {
+        return JdbcDialect.POSTGRESQL;
+    }
+
+    @Override
+    public void start(Path dir) throws Exception {
+        server = PrivatePostgres.start(dir);
+    }
+
+    @Override
+    String jdbcUrl() {
+        return server.url();
+    }
+
+    @Override
+    ServerProcess server() {
+        return server.process();
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
+    }
+}

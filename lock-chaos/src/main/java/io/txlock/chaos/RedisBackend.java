@@ -1,0 +1,97 @@
+package io.txlock.chaos;
+
+import io.txlock.redis.RedisLockProvider;
+import io.txlock.spi.LockProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+
+/**
+ * Redis, one master: a private {@code redis-server} without persistence, killed with {@code kill -9} and started
+ * again empty. Holder configuration: {@code <host:port> <key prefix>}.
+ */
+final class RedisBackend implements ChaosBackend {
+
+    private int port;
+    private ServerProcess server;
+
+    /** For {@link Backends} and holder JVMs. */
+    RedisBackend() {
+    }
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public List<String> strategies() {
+        return List.of("SET_NX_PX");
+    }
+
+    @Override
+    public void start(Path dir) throws Exception {
+        Files.createDirectories(dir);
+        port = Os.freePort();
+        HostAndPort address = new HostAndPort("127.0.0.1", port);
+        server = new ServerProcess("redis-server on port " + port, List.of("redis-server", "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--dir", dir.toAbsolutePath().toString()), dir.resolve("redis.log"), () -> {
+                    try (Jedis jedis = new Jedis(address, clientConfig())) {
+                        return "PONG".equals(jedis.ping());
+                    }
+                }, "KILL");
+        server.start();
+    }
+
+    private static JedisClientConfig clientConfig() {
+        return DefaultJedisClientConfig.builder().connectionTimeoutMillis(1000).socketTimeoutMillis(1000).build();
+    }
+
+    @Override
+    public String holderConfig(String strategy, String runId) {
+        return "127.0.0.1:" + port + " chaos-" + runId + ":";
+    }
+
+    @Override
+    public LockProvider provider(String config) {
+        String[] parts = config.split(" ", 2);
+        return RedisLockProvider.builder(HostAndPort.from(parts[0]), clientConfig()).keyPrefix(parts[1]).build();
+    }
+
+    @Override
+    public List<FaultKind> backendFaults() {
+        return List.of(FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
+    }
+
+    @Override
+    public String inject(FaultKind fault, Duration lease) throws InterruptedException {
+        switch (fault) {
+            case RESTART_SERVER -> server.restart();
+            case PAUSE_SERVER -> server.pause(lease.multipliedBy(3).dividedBy(2));
+            default -> throw new IllegalArgumentException("redis has no fault " + fault);
+        }
+        return "port " + port;
+    }
+
+    /**
+     * The README's limit: a master that restarts without persistence has forgotten the lock, and its holder learns it
+     * at its next renewal, within the lease.
+     */
+    @Override
+    public Duration exclusionGapAfterBackendFault(String strategy, Duration lease) {
+        return lease;
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.txlock.chaos;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** A private server process of the suite: started, crashed with a signal and started again, always by its own pid. */
+final class ServerProcess implements AutoCloseable {
+
+    private final String name;
+    private final List<String> command;
+    private final Path log;
+    private final Callable<Boolean> ready;
+    private final String crashSignal;
+    private Process process;
+
+    /**
+     * @param name for messages
+     * @param command starts the server in the foreground (its pid is the server's)
+     * @param log where its output goes
+     * @param ready true once it serves
+     * @param crashSignal how it is crashed: {@code KILL}, or {@code QUIT} for PostgreSQL's immediate shutdown
+     */
+    ServerProcess(String name, List<String> command, Path log, Callable<Boolean> ready, String crashSignal) {
+        this.name = name;
+        this.command = command;
+        this.log = log;
+        this.ready = ready;
+        this.crashSignal = crashSignal;
+    }
+
+    /** Starts the server and returns once it serves (within 90 s, or fails with its log). */
+    void start() {
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + name + ": " + command, e);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with status " + process.exitValue() + ": " + Os.tail(log, 4000));
+            }
+            try {
+                if (ready.call()) {
+                    return;
+                }
+            } catch (Exception notYet) {
+                // not serving yet
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " did not serve within 90 s: " + Os.tail(log, 4000));
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting " + name, e);
+            }
+        }
+    }
+
+    /** Crashes the server with its crash signal and waits until it is gone. */
+    void crash() {
+        if (process != null && process.isAlive()) {
+            Os.signal(process.pid(), crashSignal);
+            Os.awaitExit(process, 60);
+        }
+    }
+
+    /** Stops the server and the processes it forked with {@code SIGSTOP} for {@code pause}, then lets them continue. */
+    void pause(Duration pause) throws InterruptedException {
+        List<ProcessHandle> all = new java.util.ArrayList<>(List.of(process.toHandle()));
+        process.descendants().forEach(all::add);
+        all.forEach(p -> Os.signal(p.pid(), "STOP"));
+        try {
+            Thread.sleep(pause.toMillis());
+        } finally {
+            all.forEach(p -> Os.signal(p.pid(), "CONT"));
+        }
+    }
+
+    /** Crashes the server and starts it again on the same port and data. */
+    void restart() {
+        crash();
+        start();
+    }
+
+    @Override
+    public void close() {
+        crash();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
