@@ -34,12 +34,22 @@ final class ServerProcess implements AutoCloseable {
 
     /** Starts the server and returns once it serves (within 90 s, or fails with its log). */
     void start() {
+        launch();
+        awaitReady();
+    }
+
+    /** Starts the server process without waiting: members of a cluster serve only once a quorum of them runs. */
+    void launch() {
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + name + ": " + command, e);
         }
+    }
+
+    /** Returns once the launched server serves (within 90 s, or fails with its log). */
+    void awaitReady() {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (true) {
             if (!process.isAlive()) {
