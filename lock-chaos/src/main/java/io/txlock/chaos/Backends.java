@@ -7,7 +7,7 @@ import java.util.function.Supplier;
 final class Backends {
 
     private static final List<Supplier<ChaosBackend>> ALL = List.of(
-            PostgresBackend::new, MariaDbBackend::new, RedisBackend::new, ZooKeeperBackend::new);
+            PostgresBackend::new, MariaDbBackend::new, RedisBackend::new, ZooKeeperBackend::new, EtcdBackend::new);
 
     private Backends() {
     }

@@ -23,7 +23,7 @@ record ChaosSettings(String runs, Duration duration, int holders, Duration lease
 
     /** The short run of {@code mvn verify}: one cycle of faults per backend and strategy. */
     static final List<String> SHORT = List.of("postgresql:SELECT_FOR_UPDATE", "postgresql:OPTIMISTIC_VERSION",
-            "mariadb:SELECT_FOR_UPDATE", "redis", "zookeeper");
+            "mariadb:SELECT_FOR_UPDATE", "redis", "zookeeper", "etcd");
 
     /** A run: a backend and one of its strategies. */
     record Run(String backend, String strategy) {
