@@ -6,7 +6,7 @@ package io.txlock;
  * same.
  *
  * @param backendReachable whether the backend answered a read just now
- * @param problem the backend's error if it did not answer, else null
+ * @param problem the backend's error (its exception, with its class) if it did not answer, else null
  * @param held locks this manager holds now
  * @param waiting callers of this manager waiting for a lock now
  * @param renewalFailures lease renewals that failed or were refused since the manager started

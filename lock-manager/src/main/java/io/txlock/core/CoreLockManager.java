@@ -256,7 +256,7 @@ public final class CoreLockManager implements LockManager {
         try {
             callProvider(() -> provider.inspect(HEALTH_PROBE), "inspect '" + HEALTH_PROBE + "'");
         } catch (RuntimeException e) {
-            problem = e.getMessage();
+            problem = e.toString();
         }
         int held = 0;
         int waiting = 0;

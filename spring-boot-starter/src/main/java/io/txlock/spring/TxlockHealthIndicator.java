@@ -1,19 +1,18 @@
 package io.txlock.spring;
 
+import io.txlock.LockHealth;
 import io.txlock.LockManager;
 import io.txlock.spi.LockProvider;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
 /**
- * The {@code txlock} component of Actuator's health: UP when the lock backend answers a read of the lock table (or
- * key space), DOWN with the backend's error when it does not. Details: the provider and the manager's instance id
- * (part of every owner id this application writes).
+ * The {@code txlock} component of Actuator's health, from {@link LockManager#health()}: UP when the lock backend
+ * answers a read of the lock table (or key space), DOWN with the backend's error when it does not. Details: the
+ * provider, the manager's instance id (part of every owner id this application writes), the locks it holds and the
+ * callers waiting now, renewal failures and locks lost since it started.
  */
 public class TxlockHealthIndicator extends AbstractHealthIndicator {
-
-    /** The lock name the probe inspects; nobody needs to hold it. */
-    public static final String PROBE = "txlock:health-probe";
 
     private final LockManager locks;
     private final LockProvider provider;
@@ -30,7 +29,10 @@ public class TxlockHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        locks.inspect(PROBE);
-        builder.up().withDetail("provider", provider.describe()).withDetail("instanceId", locks.instanceId());
+        LockHealth health = locks.health();
+        (health.isUp() ? builder.up() : builder.down().withDetail("error", health.problem()))
+                .withDetail("provider", provider.describe()).withDetail("instanceId", locks.instanceId())
+                .withDetail("held", health.held()).withDetail("waiting", health.waiting())
+                .withDetail("renewalFailures", health.renewalFailures()).withDetail("lost", health.lost());
     }
 }
