@@ -81,7 +81,8 @@ public final class LockOptions {
     /**
      * @param autoRenew {@code true} (the default) renews a lease in the background while the holder lives;
      *     {@code false} makes the lease a hard limit: the lock is lost when it runs out, even if the holder is
-     *     still working, and {@link LockHandle#isValid()} turns false
+     *     still working, and {@link LockHandle#isValid()} turns false. A lock held in {@link LockScope#TRANSACTION}
+     *     scope lasts until its transaction ends and is renewed until then whatever this says
      * @return a copy with this renewal setting
      */
     public LockOptions withAutoRenew(boolean autoRenew) {
