@@ -86,7 +86,7 @@ public abstract class LockContractTest implements LateRenewalChecks {
     /** A call that must not wait returns well within this, far below any wait or backend lock timeout. */
     protected static final Duration AT_ONCE = Duration.ofMillis(1500);
     private static final Duration SHORT_WAIT = Duration.ofMillis(500);
-    private static final Duration JVM_START = Duration.ofSeconds(60);
+    private static final Duration JVM_START = Duration.ofSeconds(120);
     private static final Duration JVM_RUN = Duration.ofSeconds(120);
     private static final int JVMS = 2;
     private static final int MANAGERS_PER_JVM = 2;
