@@ -285,6 +285,17 @@ final class JdbcAccess {
             }
         }
 
+        /** The transaction was ended already (its row lock freed): restores auto-commit, returns the connection. */
+        void close() throws SQLException {
+            try {
+                if (wasAutoCommit) {
+                    connection.setAutoCommit(true);
+                }
+            } finally {
+                connection.close();
+            }
+        }
+
         void endQuietly() {
             try {
                 end();

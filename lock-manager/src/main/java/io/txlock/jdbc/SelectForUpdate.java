@@ -107,7 +107,7 @@ final class SelectForUpdate implements LockStrategy {
         }
         try {
             db.statements().endRowLock(g.transaction().connection());
-            g.transaction().end();
+            g.transaction().close();
         } catch (SQLException e) {
             throw new LockNotHeldException("lock " + g + " may have been lost before release: the connection holding its"
                     + " row lock failed (" + e.getMessage() + ")");

@@ -20,6 +20,7 @@ final class RecordingDataSource extends DelegatingDataSource {
 
     private final List<Object> parameters = new CopyOnWriteArrayList<>();
     private final List<Integer> deletedPerCommit = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger transactionEnds = new java.util.concurrent.atomic.AtomicInteger();
 
     RecordingDataSource(DataSource target) {
         super(target);
@@ -33,6 +34,11 @@ final class RecordingDataSource extends DelegatingDataSource {
     /** @return for each commit of a transaction that deleted rows, how many it deleted, in commit order */
     List<Integer> deletedPerCommit() {
         return List.copyOf(deletedPerCommit);
+    }
+
+    /** @return how many commits and whole rollbacks the provider sent so far */
+    int transactionEnds() {
+        return transactionEnds.get();
     }
 
     @Override
@@ -55,6 +61,7 @@ final class RecordingDataSource extends DelegatingDataSource {
                             return recorded((PreparedStatement) result, (String) args[0], deleted);
                         }
                         case "commit" -> {
+                            transactionEnds.incrementAndGet();
                             if (deleted[0] > 0) {
                                 deletedPerCommit.add(deleted[0]);
                             }
@@ -62,6 +69,7 @@ final class RecordingDataSource extends DelegatingDataSource {
                         }
                         case "rollback" -> {
                             if (args == null) {
+                                transactionEnds.incrementAndGet();
                                 deleted[0] = 0;
                             }
                         }
