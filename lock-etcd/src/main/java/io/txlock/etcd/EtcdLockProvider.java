@@ -26,6 +26,7 @@ import io.txlock.LockBackendException;
 import io.txlock.LockInfo;
 import io.txlock.LockNotHeldException;
 import io.txlock.spi.Attempt;
+import io.txlock.spi.Cancellation;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
@@ -101,6 +102,9 @@ public final class EtcdLockProvider implements LockProvider {
     private final boolean closeClient;
     private final String description;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Guarded by itself: attempts under way, which {@link #close()} lets give up (revoking their leases) first. */
+    private final Object attempts = new Object();
+    private int inFlight;
     /** Guarded by itself: by TTL in seconds, leases whose grant ended with its key deleted, most recent first. */
     private final Map<Long, Deque<Long>> idleLeases = new HashMap<>();
 
@@ -162,7 +166,10 @@ public final class EtcdLockProvider implements LockProvider {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        ensureOpen();
+        synchronized (attempts) {
+            ensureOpen();
+            inFlight++;
+        }
         try {
             return enqueueAndWait(request);
         } catch (LockBackendException e) {
@@ -170,6 +177,11 @@ public final class EtcdLockProvider implements LockProvider {
                 return Attempt.held();
             }
             throw e;
+        } finally {
+            synchronized (attempts) {
+                inFlight--;
+                attempts.notifyAll();
+            }
         }
     }
 
@@ -199,7 +211,10 @@ public final class EtcdLockProvider implements LockProvider {
                 if (turn.predecessor() == null) {
                     break;
                 }
-                keptAlive = awaitDeletion(turn, deadline, leaseId, keepAliveEvery, keptAlive);
+                keptAlive = awaitDeletion(turn, deadline, leaseId, keepAliveEvery, keptAlive, request.cancellation());
+                if (request.cancellation().isCancelled()) {
+                    return Attempt.held();
+                }
             }
             granted = true;
             return Attempt.granted(new EtcdGrant(name, key, value, place.revision(), leaseId, grantedTtl));
@@ -321,8 +336,10 @@ public final class EtcdLockProvider implements LockProvider {
      *
      * @return when the lease was last kept alive
      */
-    private long awaitDeletion(Turn turn, long deadline, long leaseId, long keepAliveEvery, long keptAlive) {
+    private long awaitDeletion(Turn turn, long deadline, long leaseId, long keepAliveEvery, long keptAlive,
+            Cancellation cancellation) {
         CountDownLatch changed = new CountDownLatch(1);
+        Cancellation.Registration cancel = cancellation.onCancel(changed::countDown);
         WatchOption option = WatchOption.builder().withRevision(turn.readAt() + 1).withNoPut(true).build();
         Watch.Watcher watcher = watches.watch(turn.predecessor(), option, Watch.listener(
                 response -> {
@@ -346,7 +363,7 @@ public final class EtcdLockProvider implements LockProvider {
                     keptAlive = keepWaiterAlive(leaseId) ? System.nanoTime() : keptAlive + keepAliveEvery / 3;
                     continue;
                 }
-                if (changed.await(Math.min(left, untilKeepAlive), TimeUnit.NANOSECONDS)) {
+                if (changed.await(Math.min(left, untilKeepAlive), TimeUnit.NANOSECONDS) || cancellation.isCancelled()) {
                     return keptAlive;
                 }
             }
@@ -354,6 +371,7 @@ public final class EtcdLockProvider implements LockProvider {
             Thread.currentThread().interrupt();
             throw new LockBackendException(describe() + ": interrupted while waiting", e);
         } finally {
+            cancel.close();
             watcher.close();
         }
     }
@@ -477,14 +495,29 @@ public final class EtcdLockProvider implements LockProvider {
         return Optional.of(new LockInfo(name, owner.host(), owner.id(), holder.getCreateRevision(), owner.since(), until, 1));
     }
 
+    /** How long {@link #close()} waits for attempts under way, which the core cancelled before, to give up. */
+    private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(5);
+
     /**
-     * Stops taking new attempts and revokes the idle leases; closes the jetcd client if the builder was told to.
-     * Held locks are released by the core before; any left end with their leases.
+     * Stops taking new attempts, lets those under way give up and revoke their leases (the core cancels them before
+     * it closes the provider), revokes the idle leases, and closes the jetcd client if the builder was told to. Held
+     * locks are released by the core before; any left end with their leases.
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        synchronized (attempts) {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+            while (inFlight > 0 && deadline - System.nanoTime() > 0) {
+                try {
+                    attempts.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
         }
         List<Long> idle = new ArrayList<>();
         synchronized (idleLeases) {
