@@ -47,12 +47,13 @@ final class BlockingCalls {
         }
     }
 
+    /** Sets the watchdog's next look, one-shot (a container's timer may run nothing else), while an attempt blocks. */
     private synchronized void watch() {
         if (watchdog == null && !blocked.isEmpty()) {
             try {
-                watchdog = timers.scheduleWithFixedDelay(this::look, WATCH_MILLIS, WATCH_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                log.debug("lock manager closing: no watchdog for blocked attempts");
+                watchdog = timers.schedule(this::look, WATCH_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException closing) {
+                log.debug("no watchdog for blocked attempts (the timers refused it: {}); close() still cancels them", closing.toString());
             }
         }
     }
@@ -62,11 +63,9 @@ final class BlockingCalls {
             call.look();
         }
         synchronized (this) {
-            if (blocked.isEmpty() && watchdog != null) {
-                watchdog.cancel(false);
-                watchdog = null;
-            }
+            watchdog = null;
         }
+        watch();
     }
 
     /** One attempt's cancellation: registered while the provider blocks. */

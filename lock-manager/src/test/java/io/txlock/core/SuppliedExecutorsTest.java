@@ -151,4 +151,48 @@ class SuppliedExecutorsTest {
             return t;
         };
     }
+
+    @Test
+    void aSchedulerOfOneShotTimersOnlyServesWaitsInTheDatabaseAndTheirInterrupts() throws Exception {
+        ScheduledExecutorService oneShot = new java.util.concurrent.ScheduledThreadPoolExecutor(1, named("one-shot-timer")) {
+            @Override
+            public java.util.concurrent.ScheduledFuture<?> scheduleWithFixedDelay(Runnable r, long first, long delay, TimeUnit unit) {
+                throw new UnsupportedOperationException("one-shot timers only, as a resource adapter's");
+            }
+
+            @Override
+            public java.util.concurrent.ScheduledFuture<?> scheduleAtFixedRate(Runnable r, long first, long period, TimeUnit unit) {
+                throw new UnsupportedOperationException("one-shot timers only, as a resource adapter's");
+            }
+        };
+        // H2 over TCP, as the contract kit uses it: an embedded H2 waiting for a row lock swallows its thread's interrupt
+        try (TestDatabase db = TestDatabase.create(TestDatabase.Kind.H2).withLockTable("method_lock");
+                LockManager holder = LockManager.builder(JdbcLockProvider.builder(db.dataSource()).strategy(Strategy.SELECT_FOR_UPDATE)
+                        .reaperPeriod(Duration.ZERO).build()).build();
+                LockManager waiter = LockManager.builder(JdbcLockProvider.builder(db.dataSource()).strategy(Strategy.SELECT_FOR_UPDATE)
+                        .reaperPeriod(Duration.ZERO).build()).scheduler(oneShot).executor(executor).build()) {
+            LockHandle held = holder.acquire("one-shot", LockOptions.defaults().withScope(LockScope.LEASE));
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    waiter.acquire("one-shot", LockOptions.defaults().withWait(PATIENCE));
+                    outcome.complete("granted");
+                } catch (io.txlock.LockInterruptedException e) {
+                    outcome.complete("interrupted");
+                } catch (RuntimeException e) {
+                    outcome.complete("failed: " + e);
+                }
+            });
+            t.start();
+            Thread.sleep(300); // not a synchronisation: the interrupt must work whenever it comes
+            t.interrupt();
+            assertThat(outcome.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("a waiter blocked in the database, interrupted").isEqualTo("interrupted");
+            CompletableFuture<LockHandle> next = CompletableFuture.supplyAsync(
+                    () -> waiter.acquire("one-shot", LockOptions.defaults().withWait(PATIENCE)));
+            held.release();
+            next.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).release();
+        } finally {
+            oneShot.shutdownNow();
+        }
+    }
 }
