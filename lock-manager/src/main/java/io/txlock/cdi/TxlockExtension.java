@@ -7,6 +7,7 @@ import jakarta.enterprise.inject.spi.AfterTypeDiscovery;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.AnnotatedType;
 import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
@@ -16,18 +17,22 @@ import java.util.List;
 /**
  * txlock's CDI extension, found through {@code META-INF/services}: it checks every {@link Locked} annotation at
  * deployment, so that a bad name template, a bad duration or a missing {@link LockManager} bean stops the
- * deployment with a message that says what to fix, instead of failing the first call, and it adds
- * {@link LockedInterceptor} to an application only when one of its types uses {@link Locked}. An application that
- * does not use {@code @Locked} gets no bean, no interceptor and no check from it.
+ * deployment with a message that says what to fix, instead of failing the first call, and it enables
+ * {@link LockedInterceptor} only in an application one of whose types uses {@link Locked}. An application that
+ * does not use {@code @Locked} gets no enabled interceptor and no check from it, and needs no {@link LockManager}.
  */
 public class TxlockExtension implements Extension {
 
     private final List<String> problems = new ArrayList<>();
     private final List<String> lockedElements = new ArrayList<>();
 
-    void addInterceptorWhereUsed(@Observes AfterTypeDiscovery event) {
-        if (!lockedElements.isEmpty()) {
-            event.addAnnotatedType(LockedInterceptor.class, LockedInterceptor.class.getName());
+    void registerInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
+        event.addAnnotatedType(beanManager.createAnnotatedType(LockedInterceptor.class), LockedInterceptor.class.getName());
+    }
+
+    void disableInterceptorWhereUnused(@Observes AfterTypeDiscovery event) {
+        if (lockedElements.isEmpty()) {
+            event.getInterceptors().remove(LockedInterceptor.class);
         }
     }
 
