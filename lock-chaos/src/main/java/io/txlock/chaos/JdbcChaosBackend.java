@@ -6,6 +6,7 @@ import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
 import io.txlock.jdbc.JdbcLockSchema;
+import io.txlock.servers.ServerProcess;
 import io.txlock.spi.LockProvider;
 import java.time.Duration;
 import java.util.Arrays;

@@ -1,6 +1,8 @@
 package io.txlock.chaos;
 
 import io.txlock.jdbc.JdbcDialect;
+import io.txlock.servers.PrivateMariaDb;
+import io.txlock.servers.ServerProcess;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

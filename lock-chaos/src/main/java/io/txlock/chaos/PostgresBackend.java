@@ -1,6 +1,8 @@
 package io.txlock.chaos;
 
 import io.txlock.jdbc.JdbcDialect;
+import io.txlock.servers.PrivatePostgres;
+import io.txlock.servers.ServerProcess;
 import java.nio.file.Path;
 
 /** PostgreSQL: a private cluster, crashed by an immediate shutdown and started again. */
