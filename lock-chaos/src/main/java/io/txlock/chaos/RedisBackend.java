@@ -62,11 +62,7 @@ final class RedisBackend implements ChaosBackend {
 
     @Override
     public String inject(FaultKind fault, Duration lease) throws InterruptedException {
-        switch (fault) {
-            case RESTART_SERVER -> server.process().restart();
-            case PAUSE_SERVER -> server.process().pause(lease.multipliedBy(3).dividedBy(2));
-            default -> throw new IllegalArgumentException("redis has no fault " + fault);
-        }
+        ServerFaults.inject(server.process(), fault, lease);
         return "port " + port;
     }
 

@@ -11,7 +11,7 @@ import java.util.List;
  * A MariaDB server of a test's own: {@code mariadb-install-db} under target/, {@code mariadbd} on a free loopback
  * port without grant tables (root, no password). A crash is {@code kill -9}; InnoDB recovers on the next start.
  */
-public final class PrivateMariaDb implements AutoCloseable {
+public final class PrivateMariaDb implements PrivateServer {
 
     private final int port;
     private final ServerProcess server;
@@ -65,7 +65,7 @@ public final class PrivateMariaDb implements AutoCloseable {
         return url(port, database);
     }
 
-    /** @return its process, to crash, pause or restart */
+    @Override
     public ServerProcess process() {
         return server;
     }

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * no Unix socket (its path could be too long), run as the {@code postgres} user when the build runs as root. A crash
  * is an immediate shutdown ({@code SIGQUIT} to the postmaster): connections drop at once, the next start recovers.
  */
-public final class PrivatePostgres implements AutoCloseable {
+public final class PrivatePostgres implements PrivateServer {
 
     private final int port;
     private final ServerProcess server;
@@ -78,7 +78,7 @@ public final class PrivatePostgres implements AutoCloseable {
         return url(port);
     }
 
-    /** @return its process, to crash, pause or restart */
+    @Override
     public ServerProcess process() {
         return server;
     }

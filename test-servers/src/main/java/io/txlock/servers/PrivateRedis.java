@@ -17,7 +17,7 @@ import java.util.function.IntFunction;
  * A {@code redis-server} of a test's own on a free loopback port, without persistence: a crash ({@code kill -9})
  * loses everything it held, and it starts again empty on the same port.
  */
-public final class PrivateRedis implements AutoCloseable {
+public final class PrivateRedis implements PrivateServer {
 
     private final int port;
     private final ServerProcess server;
@@ -81,7 +81,7 @@ public final class PrivateRedis implements AutoCloseable {
         return port;
     }
 
-    /** @return its process, to crash, pause or restart */
+    @Override
     public ServerProcess process() {
         return server;
     }
