@@ -684,8 +684,8 @@ public final class CoreLockManager implements LockManager {
             if (caller.scope() == LockScope.TRANSACTION) {
                 caller.transaction().onCompletion(() -> beforeCompletion(holding), committed -> afterCompletion(holding, committed));
             }
-            if (holding.limited()) {
-                if (holding.renews && holding.leaseOver()) {
+            if (holding.lease.limited()) {
+                if (holding.lease.renews && holding.leaseOver()) {
                     confirmLateGrant(holding, options.lease());
                 }
                 armLeaseTimer(holding);
@@ -917,10 +917,10 @@ public final class CoreLockManager implements LockManager {
             throw new LockNotHeldException("cannot extend lock " + holding + ": " + holding.status()
                     + (holding.lostReason() != null ? " (" + holding.lostReason() + ")" : ""));
         }
-        if (!holding.limited()) {
+        if (!holding.lease.limited()) {
             return;
         }
-        holding.renewalStarted();
+        holding.lease.renewalStarted();
         try {
             renewNow(holding, lease);
         } finally {
@@ -929,7 +929,7 @@ public final class CoreLockManager implements LockManager {
     }
 
     /**
-     * Sends a renewal the caller counted with {@link Holding#renewalStarted}, for {@code lease} from before the call.
+     * Sends a renewal the caller counted with {@link Lease#renewalStarted}, for {@code lease} from before the call.
      * Until the backend confirms it, the lease runs on as before, or ends sooner if the renewal shortens it (the
      * backend may apply it before answering, or without an answer ever coming), and its end is still watched: a
      * confirmation that comes after the lease ran out on this JVM's clock does not revive the holding.
@@ -940,24 +940,24 @@ public final class CoreLockManager implements LockManager {
     private void renewNow(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
-        boolean shortening = holding.leaseMayEndAt(start, wallStart, lease);
+        boolean shortening = holding.lease.mayEndAt(start, wallStart, lease);
         if (shortening) {
             armLeaseTimer(holding);
         }
         try {
             renewInBackend(holding, lease, "renew '" + holding.state.name + "'");
         } catch (LockNotHeldException e) {
-            holding.renewalEnded();
+            holding.lease.renewalEnded();
             lose(holding, Lost.RENEWAL_REFUSED, "renewal refused: " + e.getMessage());
             throw e;
         } catch (RuntimeException | Error e) {
-            holding.renewalEnded();
+            holding.lease.renewalEnded();
             if (shortening) {
-                holding.capLease(start, wallStart, lease);
+                holding.lease.cap(start, wallStart, lease);
             }
             throw e;
         }
-        if (!holding.renewed(start, wallStart, lease)) {
+        if (!holding.lease.renewed(start, wallStart, lease)) {
             loseIfLeaseOver(holding);
             throw new LockNotHeldException("lock " + holding + " is no longer held (" + holding.status()
                     + (holding.lostReason() != null ? ": " + holding.lostReason() : "")
@@ -974,7 +974,7 @@ public final class CoreLockManager implements LockManager {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
         renewInBackend(holding, lease, "renew '" + holding.state.name + "' after a wait longer than its lease");
-        holding.restartLease(start, wallStart, lease);
+        holding.lease.restart(start, wallStart, lease);
     }
 
     /** The one call of {@link LockProvider#renew}, counted by its outcome. */
@@ -996,12 +996,12 @@ public final class CoreLockManager implements LockManager {
         metrics.renewal(Renewal.OK);
     }
 
-    /** (Re)schedules the holding's one lease timer; see {@link Holding#armLeaseTimer}. */
+    /** (Re)schedules the holding's one lease timer; see {@link Lease#armTimer}. */
     private void armLeaseTimer(Holding holding) {
         if (closed) {
             return;
         }
-        holding.armLeaseTimer(leaseTimers, () -> leaseWork(holding));
+        holding.lease.armTimer(leaseTimers, () -> leaseWork(holding));
     }
 
     /**
@@ -1015,30 +1015,30 @@ public final class CoreLockManager implements LockManager {
         if (loseIfLeaseOver(holding)) {
             return;
         }
-        if (holding.renews && holding.startBackgroundRenewal()) {
+        if (holding.lease.renews && holding.lease.startBackgroundRenewal()) {
             renewInBackground(holding);
         } else {
             armLeaseTimer(holding);
         }
     }
 
-    /** Sends a renewal counted by {@link Holding#startBackgroundRenewal}; the lease's end stays watched meanwhile. */
+    /** Sends a renewal counted by {@link Lease#startBackgroundRenewal}; the lease's end stays watched meanwhile. */
     private void renewInBackground(Holding holding) {
         armLeaseTimer(holding);
         try {
-            renewNow(holding, holding.lease());
+            renewNow(holding, holding.lease.duration());
             armLeaseTimer(holding);
         } catch (LockNotHeldException e) {
             log.debug("renewing {}: {}", holding, e.getMessage());
         } catch (RuntimeException e) {
             long now = System.nanoTime();
-            long left = holding.expiresAtNanos() - now;
+            long left = holding.lease.expiresAtNanos() - now;
             if (left <= 0) {
                 lose(holding, Lost.BACKEND_UNREACHABLE, "backend unreachable until the lease ran out: " + e.getMessage());
             } else {
                 log.warn("renewing {} failed, retrying within its lease: {}", holding, e.toString());
-                holding.renewAgainAt(now + Math.min(left, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
-                        holding.lease().toNanos() / 10)));
+                holding.lease.renewAgainAt(now + Math.min(left, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
+                        holding.lease.duration().toNanos() / 10)));
                 armLeaseTimer(holding);
             }
         }
@@ -1053,8 +1053,8 @@ public final class CoreLockManager implements LockManager {
         if (!holding.leaseOver()) {
             return false;
         }
-        lose(holding, Lost.LEASE_EXPIRED, "lease of " + holding.lease() + " ran out at " + holding.expiresAt()
-                + (holding.renews ? " before a renewal was confirmed" : " (autoRenew off)"));
+        lose(holding, Lost.LEASE_EXPIRED, "lease of " + holding.lease.duration() + " ran out at " + holding.expiresAt()
+                + (holding.lease.renews ? " before a renewal was confirmed" : " (autoRenew off)"));
         return true;
     }
 
