@@ -61,7 +61,7 @@ public final class CoreLockManager implements LockManager {
     private final TransactionSupport transactions;
     private final String host;
     private final String instanceId;
-    private final ConcurrentHashMap<String, NameState> states = new ConcurrentHashMap<>();
+    private final LocalNames names;
     private final ScheduledExecutorService timers;
     private final java.util.concurrent.Executor workers;
     /** Whether {@link #close()} shuts {@link #timers} and {@link #workers} down: only when this manager made them. */
@@ -120,6 +120,7 @@ public final class CoreLockManager implements LockManager {
         this.ownsWorkers = executor == null && ownsTimers;
         this.workers = executor != null ? executor : ownsTimers ? Executors.newCachedThreadPool(threads("worker")) : scheduler;
         this.leaseTimers = new LeaseTimers(timers, this::execute);
+        this.names = new LocalNames(provider, metrics);
         this.blocking = new BlockingCalls(timers);
     }
 
@@ -177,7 +178,7 @@ public final class CoreLockManager implements LockManager {
                     + provider.describe() + ": its SQL must run on the caller's thread. Use acquire(), or LockScope.LEASE");
         }
         long called = System.nanoTime();
-        NameState state = ref(name);
+        LocalName state = names.ref(name);
         AsyncWaiter waiter = new AsyncWaiter(caller, options, state, called);
         Handle reentry = null;
         state.mutex.lock();
@@ -185,7 +186,7 @@ public final class CoreLockManager implements LockManager {
             Holding reentered = state.reentrant(caller);
             if (reentered != null) {
                 waiter.settled = true;
-                unref(state);
+                names.unref(state);
                 reentry = reenter(reentered);
             } else {
                 state.enqueue(waiter);
@@ -228,7 +229,7 @@ public final class CoreLockManager implements LockManager {
         ensureOpen();
         LockNames.validate(name);
         Optional<LockInfo> seen = callProvider(() -> provider.inspect(name), "inspect '" + name + "'");
-        NameState state = states.get(name);
+        LocalName state = names.get(name);
         if (state == null) {
             return seen;
         }
@@ -260,7 +261,7 @@ public final class CoreLockManager implements LockManager {
         }
         int held = 0;
         int waiting = 0;
-        for (NameState state : states.values()) {
+        for (LocalName state : names.all()) {
             state.mutex.lock();
             try {
                 held += state.holding != null ? 1 : 0;
@@ -298,7 +299,7 @@ public final class CoreLockManager implements LockManager {
         closed = true;
         blocking.cancelAll();
         List<Holding> held = new ArrayList<>();
-        for (NameState state : states.values()) {
+        for (LocalName state : names.all()) {
             state.mutex.lock();
             try {
                 Holding h = state.holding;
@@ -334,7 +335,7 @@ public final class CoreLockManager implements LockManager {
 
     /** @return how many names this manager keeps state for: names held or waited for, none other */
     int trackedNames() {
-        return states.size();
+        return names.size();
     }
 
     /** @return how many lease timers are pending */
@@ -386,7 +387,7 @@ public final class CoreLockManager implements LockManager {
 
     private Handle awaitGrant(String name, LockOptions options, Caller caller, long called, boolean interruptible) {
         long deadline = called + waitNanos(options.waitTime());
-        NameState state = ref(name);
+        LocalName state = names.ref(name);
         boolean keepRef = false;
         boolean interrupted = false;
         Waiter.Sync waiter = null;
@@ -453,8 +454,8 @@ public final class CoreLockManager implements LockManager {
                 if (deadline - System.nanoTime() <= 0) {
                     return null;
                 }
-                boolean firstMiss = !state.noHints && subscribeOnce(state);
-                long pause = firstMiss ? 0 : backoff.pauseNanos(hinted(state), attempt.retryAfter());
+                boolean firstMiss = !state.noHints && names.subscribeOnce(state);
+                long pause = firstMiss ? 0 : backoff.pauseNanos(names.hinted(state), attempt.retryAfter());
                 state.mutex.lock();
                 try {
                     waiter.pauseUntil = System.nanoTime() + pause;
@@ -472,7 +473,7 @@ public final class CoreLockManager implements LockManager {
                 }
             }
             if (!keepRef) {
-                unref(state);
+                names.unref(state);
             }
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -483,7 +484,7 @@ public final class CoreLockManager implements LockManager {
     /** A caller waiting through {@link #acquireAsync}: its attempts run on worker threads, its pauses on timers. */
     private final class AsyncWaiter extends Waiter {
         final LockOptions options;
-        final NameState state;
+        final LocalName state;
         final CompletableFuture<LockHandle> future = new CompletableFuture<>();
         final long deadline;
         final Backoff backoff = new Backoff();
@@ -491,7 +492,7 @@ public final class CoreLockManager implements LockManager {
         /** Guarded by state.mutex: the waiter's reference to the state was handed on or given back. */
         boolean settled;
 
-        AsyncWaiter(Caller caller, LockOptions options, NameState state, long called) {
+        AsyncWaiter(Caller caller, LockOptions options, LocalName state, long called) {
             super(caller);
             this.options = options;
             this.state = state;
@@ -519,7 +520,7 @@ public final class CoreLockManager implements LockManager {
                 if (reentered != null) {
                     if (settle()) {
                         state.leave(this);
-                        unref(state);
+                        names.unref(state);
                     }
                     future.complete(reenter(reentered));
                     return;
@@ -548,8 +549,8 @@ public final class CoreLockManager implements LockManager {
                 grant(attempt.grant(), start, wallStart, events);
                 return;
             }
-            boolean firstMiss = !state.noHints && subscribeOnce(state);
-            long pause = firstMiss ? 0 : backoff.pauseNanos(hinted(state), attempt.retryAfter());
+            boolean firstMiss = !state.noHints && names.subscribeOnce(state);
+            long pause = firstMiss ? 0 : backoff.pauseNanos(names.hinted(state), attempt.retryAfter());
             boolean expired;
             state.mutex.lock();
             try {
@@ -609,7 +610,7 @@ public final class CoreLockManager implements LockManager {
             try {
                 holding = install(state, this, caller, options, grant, start, wallStart, events);
             } catch (RuntimeException e) {
-                unref(state);
+                names.unref(state);
                 future.completeExceptionally(e);
                 return;
             }
@@ -639,7 +640,7 @@ public final class CoreLockManager implements LockManager {
             } finally {
                 state.mutex.unlock();
             }
-            unref(state);
+            names.unref(state);
         }
 
         private boolean settle() {
@@ -656,7 +657,7 @@ public final class CoreLockManager implements LockManager {
         return new Handle(this, holding, true);
     }
 
-    private Holding install(NameState state, Waiter waiter, Caller caller, LockOptions options, Grant grant,
+    private Holding install(LocalName state, Waiter waiter, Caller caller, LockOptions options, Grant grant,
             long start, Instant wallStart, GrantEvents events) {
         Holding holding;
         try {
@@ -759,64 +760,6 @@ public final class CoreLockManager implements LockManager {
         }
     }
 
-    // ---- wake-up hints
-
-    /** @return true if this call subscribed, so the caller should try once more at once to close the gap */
-    private boolean subscribeOnce(NameState state) {
-        state.mutex.lock();
-        try {
-            if (state.hasSubscription() || state.noHints) {
-                return false;
-            }
-        } finally {
-            state.mutex.unlock();
-        }
-        Optional<AutoCloseable> subscription;
-        try {
-            subscription = provider.subscribe(state.name, () -> onReleaseHint(state));
-        } catch (RuntimeException e) {
-            log.debug("no wake-up hint for '{}': {}", state.name, e.toString());
-            subscription = Optional.empty();
-        }
-        AutoCloseable surplus;
-        state.mutex.lock();
-        try {
-            if (subscription.isEmpty()) {
-                state.noHints = true;
-                return false;
-            }
-            surplus = state.keepSubscription(subscription.get());
-        } finally {
-            state.mutex.unlock();
-        }
-        if (surplus != null) {
-            closeQuietly(surplus);
-            return false;
-        }
-        if (!states.containsKey(state.name) || states.get(state.name) != state) {
-            closeSubscription(state);
-        }
-        return true;
-    }
-
-    private boolean hinted(NameState state) {
-        state.mutex.lock();
-        try {
-            return state.hasSubscription();
-        } finally {
-            state.mutex.unlock();
-        }
-    }
-
-    private void onReleaseHint(NameState state) {
-        state.mutex.lock();
-        try {
-            state.wakeHead();
-        } finally {
-            state.mutex.unlock();
-        }
-    }
-
     // ---- holding lifecycle
 
     int holdCount(Holding holding) {
@@ -892,12 +835,12 @@ public final class CoreLockManager implements LockManager {
     /** The holding no longer occupies its name: wake the next local waiter and give back its reference. */
     private void free(Holding holding) {
         detach(holding);
-        unref(holding.state);
+        names.unref(holding.state);
     }
 
     /** The one place where a holding ends, whether released, ended with its transaction, or lost. */
     private void detach(Holding holding) {
-        NameState state = holding.state;
+        LocalName state = holding.state;
         boolean freed;
         state.mutex.lock();
         try {
@@ -1143,7 +1086,7 @@ public final class CoreLockManager implements LockManager {
 
     void releaseForView(String name) {
         Caller caller = caller(defaults);
-        NameState state = states.get(name);
+        LocalName state = names.get(name);
         Holding holding = null;
         if (state != null) {
             state.mutex.lock();
@@ -1183,52 +1126,6 @@ public final class CoreLockManager implements LockManager {
         Thread thread = Thread.currentThread();
         return new Caller(LockScope.LEASE, key, new LockOwner(host, instanceId, "t" + key.sequence + ":" + abbreviate(thread.getName(), 100)),
                 null, thread);
-    }
-
-    private NameState ref(String name) {
-        return states.compute(name, (k, state) -> {
-            NameState s = state != null ? state : new NameState(k, metrics);
-            s.refs++;
-            return s;
-        });
-    }
-
-    private void unref(NameState state) {
-        boolean[] removed = {false};
-        states.computeIfPresent(state.name, (k, s) -> {
-            if (s != state) {
-                return s;
-            }
-            if (--s.refs == 0) {
-                removed[0] = true;
-                return null;
-            }
-            return s;
-        });
-        if (removed[0]) {
-            closeSubscription(state);
-        }
-    }
-
-    private void closeSubscription(NameState state) {
-        AutoCloseable subscription;
-        state.mutex.lock();
-        try {
-            subscription = state.takeSubscription();
-        } finally {
-            state.mutex.unlock();
-        }
-        if (subscription != null) {
-            closeQuietly(subscription);
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        try {
-            c.close();
-        } catch (Exception e) {
-            log.debug("closing a wake-up subscription failed: {}", e.toString());
-        }
     }
 
     private <T> T callProvider(java.util.function.Supplier<T> call, String what) {

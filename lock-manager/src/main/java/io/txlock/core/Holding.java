@@ -15,7 +15,7 @@ final class Holding {
 
     enum Status { HELD, SUSPENDED, RELEASING, RELEASED, LOST }
 
-    final NameState state;
+    final LocalName state;
     final Caller caller;
     final Grant grant;
     /** When the grant was made, on this JVM's clock. */
@@ -29,7 +29,7 @@ final class Holding {
     private String lostReason;
     private final List<Runnable> lostListeners = new ArrayList<>();
 
-    Holding(NameState state, Caller caller, Grant grant, Duration lease, boolean autoRenew, long startNanos, Instant wallStart) {
+    Holding(LocalName state, Caller caller, Grant grant, Duration lease, boolean autoRenew, long startNanos, Instant wallStart) {
         this.state = state;
         this.caller = caller;
         this.grant = grant;
