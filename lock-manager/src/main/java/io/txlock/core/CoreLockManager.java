@@ -9,24 +9,19 @@ import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.LockTimeoutException;
 import io.txlock.core.LockMetrics.Acquire;
-import io.txlock.spi.Attempt;
 import io.txlock.spi.CallerTransaction;
-import io.txlock.spi.Grant;
 import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockProvider;
-import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
 import java.net.InetAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 
@@ -35,7 +30,7 @@ import java.util.concurrent.locks.Lock;
  * and their lifecycle. Use {@link LockManager#builder}.
  *
  * <ul>
- *   <li>here still: reentry, the local FIFO queues, blocking and async waiting, timeouts;
+ *   <li>{@link Contender}: one acquire's attempt step, run by a {@link BlockingDriver} or an {@link AsyncDriver};
  *   <li>{@link Holdings}: what is held, reentry, release, loss and transaction completion;
  *   <li>{@link LeaseKeeper}: renewal, lease end and loss by lease;
  *   <li>{@link LocalNames}: the names held or waited for here, their local queues and wake-up subscriptions.
@@ -59,7 +54,7 @@ public final class CoreLockManager implements LockManager {
     private final BlockingCalls blocking;
     private final LocalNames names;
     private final Holdings holdings;
-    private final Backend backend;
+    private final Contender.Context contenders;
     /** The calling thread as the owner of LEASE-scoped locks: made once per thread, not at every acquire. */
     private final ThreadLocal<Caller> threadCaller = ThreadLocal.withInitial(this::threadOwner);
 
@@ -97,9 +92,10 @@ public final class CoreLockManager implements LockManager {
         this.host = host;
         this.lifecycle = new Lifecycle(Long.toUnsignedString(RANDOM.nextLong() >>> 2, 36), scheduler, executor);
         this.blocking = new BlockingCalls(lifecycle.timers);
-        this.backend = new Backend(provider);
+        Backend backend = new Backend(provider);
         this.names = new LocalNames(provider, metrics);
         this.holdings = new Holdings(names, backend, lifecycle, metrics);
+        this.contenders = new Contender.Context(names, holdings, backend, blocking, lifecycle);
     }
 
     /** @return this host's name, or "localhost" if it cannot be found */
@@ -156,46 +152,10 @@ public final class CoreLockManager implements LockManager {
                     + provider.describe() + ": its SQL must run on the caller's thread. Use acquire(), or LockScope.LEASE");
         }
         long called = System.nanoTime();
-        LocalName state = names.ref(name);
-        AsyncWaiter waiter = new AsyncWaiter(caller, options, state, called);
-        Handle reentry = null;
-        state.mutex.lock();
-        try {
-            Holding reentered = state.reentrant(caller);
-            if (reentered != null) {
-                waiter.settled = true;
-                names.unref(state);
-                reentry = holdings.reenter(reentered);
-            } else {
-                state.enqueue(waiter);
-            }
-        } finally {
-            state.mutex.unlock();
-        }
-        if (reentry != null) {
-            metrics.acquireEnded(caller.scope(), called, Acquire.REENTERED);
-            return CompletableFuture.completedFuture(reentry);
-        }
-        waiter.future.whenComplete((handle, failure) -> {
-            if (failure != null) {
-                waiter.abandon();
-            }
-            metrics.acquireEnded(caller.scope(), called, outcome((Handle) handle, failure));
-        });
-        state.mutex.lock();
-        try {
-            if (state.isTurnOf(waiter)) {
-                waiter.wake();
-            }
-        } finally {
-            state.mutex.unlock();
-        }
-        long waitNanos = waitNanos(options.waitTime());
-        if (waitNanos < FOREVER_NANOS) {
-            java.util.concurrent.ScheduledFuture<?> timeout = lifecycle.timers.schedule(waiter::expire, waitNanos, TimeUnit.NANOSECONDS);
-            waiter.future.whenComplete((handle, failure) -> timeout.cancel(false));
-        }
-        return waiter.future;
+        CompletableFuture<LockHandle> future = AsyncDriver.acquire(contender(name, caller, options, called, false),
+                lifecycle, Contender.waitNanos(options.waitTime()));
+        future.whenComplete((handle, failure) -> metrics.acquireEnded(caller.scope(), called, outcome((Handle) handle, failure)));
+        return future;
     }
 
     /**
@@ -292,7 +252,7 @@ public final class CoreLockManager implements LockManager {
         long called = System.nanoTime();
         Handle handle;
         try {
-            handle = awaitGrant(name, options, caller, called, interruptible);
+            handle = BlockingDriver.acquire(contender(name, caller, options, called, interruptible), interruptible);
         } catch (LockInterruptedException e) {
             metrics.acquireEnded(caller.scope(), called, Acquire.INTERRUPTED);
             throw e;
@@ -304,341 +264,8 @@ public final class CoreLockManager implements LockManager {
         return handle;
     }
 
-    private Handle awaitGrant(String name, LockOptions options, Caller caller, long called, boolean interruptible) {
-        long deadline = called + waitNanos(options.waitTime());
-        LocalName state = names.ref(name);
-        boolean keepRef = false;
-        boolean interrupted = false;
-        Waiter.Sync waiter = null;
-        Backoff backoff = new Backoff();
-        try {
-            state.mutex.lock();
-            try {
-                Holding reentered = state.reentrant(caller);
-                if (reentered != null) {
-                    return holdings.reenter(reentered);
-                }
-                waiter = new Waiter.Sync(caller, state.mutex.newCondition());
-                state.enqueue(waiter);
-            } finally {
-                state.mutex.unlock();
-            }
-            while (true) {
-                state.mutex.lock();
-                try {
-                    while (true) {
-                        lifecycle.ensureOpen();
-                        Holding reentered = state.reentrant(caller);
-                        if (reentered != null) {
-                            state.leave(waiter);
-                            waiter = null;
-                            return holdings.reenter(reentered);
-                        }
-                        long now = System.nanoTime();
-                        if (state.isTurnOf(waiter) && waiter.pauseOver(now)) {
-                            break;
-                        }
-                        long left = deadline - now;
-                        if (left <= 0) {
-                            return null;
-                        }
-                        long pause = state.isTurnOf(waiter) ? Math.min(left, waiter.pauseUntil - now) : left;
-                        try {
-                            waiter.turn.awaitNanos(pause);
-                        } catch (InterruptedException e) {
-                            if (interruptible) {
-                                throw interrupted(name, null);
-                            }
-                            interrupted = true;
-                        }
-                    }
-                    waiter.woken = false;
-                } finally {
-                    state.mutex.unlock();
-                }
-                if (interruptible && Thread.currentThread().isInterrupted()) {
-                    throw interrupted(name, null);
-                }
-                long start = System.nanoTime();
-                Instant wallStart = Instant.now();
-                GrantEvents events = new GrantEvents(holdings);
-                BlockingCalls.Call call = blocking.start(interruptible);
-                Attempt attempt = attempt(request(name, caller, options, blockNanos(deadline - start), events, call), call);
-                if (attempt.isGranted()) {
-                    Handle handle = install(state, waiter, caller, options, attempt.grant(), start, wallStart, events);
-                    waiter = null;
-                    keepRef = true;
-                    return handle;
-                }
-                if (deadline - System.nanoTime() <= 0) {
-                    return null;
-                }
-                boolean firstMiss = !state.noHints && names.subscribeOnce(state);
-                long pause = firstMiss ? 0 : backoff.pauseNanos(names.hinted(state), attempt.retryAfter());
-                state.mutex.lock();
-                try {
-                    waiter.pauseUntil = System.nanoTime() + pause;
-                } finally {
-                    state.mutex.unlock();
-                }
-            }
-        } finally {
-            if (waiter != null) {
-                state.mutex.lock();
-                try {
-                    state.leave(waiter);
-                } finally {
-                    state.mutex.unlock();
-                }
-            }
-            if (!keepRef) {
-                names.unref(state);
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** A caller waiting through {@link #acquireAsync}: its attempts run on worker threads, its pauses on timers. */
-    private final class AsyncWaiter extends Waiter {
-        final LockOptions options;
-        final LocalName state;
-        final CompletableFuture<LockHandle> future = new CompletableFuture<>();
-        final long deadline;
-        final Backoff backoff = new Backoff();
-        boolean attempting;
-        /** Guarded by state.mutex: the waiter's reference to the state was handed on or given back. */
-        boolean settled;
-
-        AsyncWaiter(Caller caller, LockOptions options, LocalName state, long called) {
-            super(caller);
-            this.options = options;
-            this.state = state;
-            this.deadline = called + waitNanos(options.waitTime());
-        }
-
-        @Override
-        void wake() {
-            woken = true;
-            if (!attempting && !future.isDone()) {
-                lifecycle.execute(this::drive);
-            }
-        }
-
-        void drive() {
-            state.mutex.lock();
-            try {
-                if (future.isDone() || attempting || lifecycle.isClosed()) {
-                    if (lifecycle.isClosed()) {
-                        future.completeExceptionally(lifecycle.closedError());
-                    }
-                    return;
-                }
-                Holding reentered = state.reentrant(caller);
-                if (reentered != null) {
-                    if (settle()) {
-                        state.leave(this);
-                        names.unref(state);
-                    }
-                    future.complete(holdings.reenter(reentered));
-                    return;
-                }
-                if (!state.isTurnOf(this) || !pauseOver(System.nanoTime())) {
-                    return;
-                }
-                woken = false;
-                attempting = true;
-            } finally {
-                state.mutex.unlock();
-            }
-            long start = System.nanoTime();
-            Instant wallStart = Instant.now();
-            GrantEvents events = new GrantEvents(holdings);
-            Attempt attempt;
-            try {
-                BlockingCalls.Call call = blocking.start(false);
-                attempt = attempt(request(state.name, caller, options, blockNanos(deadline - start), events, call), call);
-            } catch (RuntimeException e) {
-                finishAttempt();
-                future.completeExceptionally(e);
-                return;
-            }
-            if (attempt.isGranted()) {
-                grant(attempt.grant(), start, wallStart, events);
-                return;
-            }
-            boolean firstMiss = !state.noHints && names.subscribeOnce(state);
-            long pause = firstMiss ? 0 : backoff.pauseNanos(names.hinted(state), attempt.retryAfter());
-            boolean expired;
-            state.mutex.lock();
-            try {
-                attempting = false;
-                expired = System.nanoTime() - deadline >= 0;
-                if (!expired) {
-                    pauseUntil = System.nanoTime() + pause;
-                    if (woken || pause == 0 || lifecycle.isClosed()) {
-                        lifecycle.execute(this::drive);
-                        return;
-                    }
-                }
-            } finally {
-                state.mutex.unlock();
-            }
-            if (expired) {
-                future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
-                return;
-            }
-            try {
-                lifecycle.timers.schedule(() -> lifecycle.execute(this::drive), pause, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                future.completeExceptionally(lifecycle.closedError());
-            }
-        }
-
-        /**
-         * The wait is over. An attempt that is running, about to run (its turn came and it was woken) or being
-         * granted decides instead, so that even a zero wait gets its one attempt, as in {@code tryAcquire}.
-         */
-        void expire() {
-            state.mutex.lock();
-            try {
-                if (attempting || settled || woken && state.isTurnOf(this)) {
-                    return;
-                }
-            } finally {
-                state.mutex.unlock();
-            }
-            future.completeExceptionally(new LockTimeoutException(state.name, options.waitTime()));
-        }
-
-        private void grant(Grant grant, long start, Instant wallStart, GrantEvents events) {
-            boolean mine;
-            state.mutex.lock();
-            try {
-                attempting = false;
-                mine = settle();
-            } finally {
-                state.mutex.unlock();
-            }
-            if (!mine) {
-                backend.releaseQuietly(grant, "request withdrawn");
-                return;
-            }
-            Handle handle;
-            try {
-                handle = install(state, this, caller, options, grant, start, wallStart, events);
-            } catch (RuntimeException e) {
-                names.unref(state);
-                future.completeExceptionally(e);
-                return;
-            }
-            if (!future.complete(handle)) {
-                handle.close();
-            }
-        }
-
-        private void finishAttempt() {
-            state.mutex.lock();
-            try {
-                attempting = false;
-            } finally {
-                state.mutex.unlock();
-            }
-        }
-
-        /** Timed out, cancelled or failed: leave the queue and give back the reference, once. */
-        void abandon() {
-            state.mutex.lock();
-            try {
-                if (!settle()) {
-                    return;
-                }
-                state.leave(this);
-            } finally {
-                state.mutex.unlock();
-            }
-            names.unref(state);
-        }
-
-        private boolean settle() {
-            if (settled) {
-                return false;
-            }
-            settled = true;
-            return true;
-        }
-    }
-
-    private Handle install(LocalName state, Waiter waiter, Caller caller, LockOptions options, Grant grant,
-            long start, Instant wallStart, GrantEvents events) {
-        Holding holding = holdings.start(state, caller, options, grant, start, wallStart);
-        boolean open;
-        state.mutex.lock();
-        try {
-            open = !lifecycle.isClosed();
-            if (open) {
-                holdings.occupy(waiter, holding);
-            }
-        } finally {
-            state.mutex.unlock();
-        }
-        if (!open) {
-            backend.giveBack(grant, "lock manager closed");
-            throw lifecycle.closedError();
-        }
-        return holdings.bind(holding, options.lease(), events);
-    }
-
-    private LockRequest request(String name, Caller caller, LockOptions options, long blockNanos, GrantEvents events,
-            BlockingCalls.Call call) {
-        return new LockRequest(name, caller.owner(), options.lease(), Duration.ofNanos(blockNanos),
-                caller.scope() == LockScope.TRANSACTION, events, call);
-    }
-
-    private long blockNanos(long left) {
-        return provider.blocksWhileWaiting() ? Math.max(0, left) : 0;
-    }
-
-    /**
-     * One attempt. One that was cancelled (its caller interrupted, or this manager closed while it blocked in the
-     * backend) ends with that news, and a grant it got all the same is given back.
-     */
-    private Attempt attempt(LockRequest request, BlockingCalls.Call call) {
-        Attempt attempt;
-        try {
-            attempt = backend.call(() -> provider.tryAcquire(request), "acquire '" + request.name() + "'");
-        } catch (RuntimeException e) {
-            if (call.isCancelled() || call.callerInterrupted() || lifecycle.isClosed()) {
-                throw cancelled(request.name(), e);
-            }
-            throw e;
-        }
-        if (call.isCancelled() || call.callerInterrupted() || lifecycle.isClosed()) {
-            if (attempt.isGranted()) {
-                backend.giveBack(attempt.grant(), lifecycle.isClosed() ? "lock manager closed" : "caller interrupted");
-            }
-            throw cancelled(request.name(), null);
-        }
-        return attempt;
-    }
-
-    private RuntimeException cancelled(String name, RuntimeException cause) {
-        RuntimeException e = lifecycle.isClosed() ? lifecycle.closedError() : interrupted(name, cause);
-        if (lifecycle.isClosed() && cause != null) {
-            e.addSuppressed(cause);
-        }
-        return e;
-    }
-
-    /** @return the caller's news that it was interrupted; its interrupt flag stays set */
-    private static LockInterruptedException interrupted(String name, RuntimeException cause) {
-        InterruptedException interrupt = new InterruptedException("the waiting thread was interrupted");
-        if (cause != null) {
-            interrupt.initCause(cause);
-        }
-        Thread.currentThread().interrupt();
-        return new LockInterruptedException(name, interrupt);
+    private Contender contender(String name, Caller caller, LockOptions options, long called, boolean interruptible) {
+        return new Contender(contenders, names.ref(name), caller, options, called, interruptible);
     }
 
     /** How an acquire that returned {@code handle} (null: not granted in time) or failed with {@code failure} ended. */
@@ -692,20 +319,13 @@ public final class CoreLockManager implements LockManager {
     }
 
     private <T> T backendCall(java.util.function.Supplier<T> call, String what) {
-        return backend.call(call, what);
+        return contenders.backend().call(call, what);
     }
 
     private static void requireOptions(LockOptions options) {
         if (options == null) {
             throw new IllegalArgumentException("options must not be null: use LockOptions.defaults()");
         }
-    }
-
-    /** Waits longer than this (about 73 years) are waits until granted; it keeps deadline arithmetic exact. */
-    private static final long FOREVER_NANOS = Long.MAX_VALUE / 4;
-
-    private static long waitNanos(Duration wait) {
-        return wait.compareTo(Duration.ofNanos(FOREVER_NANOS)) >= 0 ? FOREVER_NANOS : wait.toNanos();
     }
 
     private static String abbreviate(String s, int max) {

@@ -2,7 +2,10 @@ package io.txlock.core;
 
 import io.txlock.spi.GrantListener;
 
-/** Routes a provider's reports about one grant to its holding, remembering those that come before it exists. */
+/**
+ * Routes a provider's reports about one grant to its holding, remembering those that come before it exists. Its
+ * fields are guarded by this.
+ */
 final class GrantEvents implements GrantListener {
     private final Holdings holdings;
     private Holding holding;

@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The book of what one manager holds. A {@link Holding} starts when a waiter installs its grant, counts
+ * The book of what one manager holds. A {@link Holding} starts when a {@link Contender} installs its grant, counts
  * reentries and releases, and ends once: released (its last hold, LEASE scope), ended with its transaction
  * (TRANSACTION scope), or lost; whoever ends it frees its name for the next local waiter and gives back the name's
  * reference that the holding kept. Guards: a holding's hold count, and which holding occupies a name, are guarded
@@ -57,9 +57,9 @@ final class Holdings {
         }
     }
 
-    /** Under the name's mutex: the holding occupies its name, granted to {@code waiter}. */
-    void occupy(Waiter waiter, Holding holding) {
-        holding.state.grant(waiter, holding);
+    /** Under the name's mutex: the holding occupies its name, and keeps the contender's reference to it. */
+    void occupy(Contender contender, Holding holding) {
+        holding.state.grant(contender, holding);
         metrics.holdingStarted();
     }
 
@@ -79,7 +79,7 @@ final class Holdings {
         } catch (RuntimeException | Error e) {
             if (holding.end(Holding.Status.RELEASED, null)) {
                 backend.giveBack(holding.grant, "could not bind to the transaction");
-                detach(holding);
+                free(holding);
             }
             throw e;
         }
@@ -194,12 +194,6 @@ final class Holdings {
 
     /** The holding no longer occupies its name: wake the next local waiter and give back its reference. */
     private void free(Holding holding) {
-        detach(holding);
-        names.unref(holding.state);
-    }
-
-    /** The one place where a holding ends, whether released, ended with its transaction, or lost. */
-    private void detach(Holding holding) {
         LocalName state = holding.state;
         boolean freed;
         state.mutex.lock();
@@ -211,6 +205,7 @@ final class Holdings {
         if (freed) {
             metrics.holdingEnded(holding.scope(), holding.grantedNanos);
         }
+        names.unref(state);
     }
 
     /** The grant is gone while its owner still counts on it. */

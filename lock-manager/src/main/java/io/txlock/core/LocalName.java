@@ -17,7 +17,7 @@ final class LocalName {
     final String name;
     final ReentrantLock mutex = new ReentrantLock();
     private final LockMetrics metrics;
-    private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    private final ArrayDeque<Contender> queue = new ArrayDeque<>();
     Holding holding;
     private AutoCloseable subscription;
     /** The provider offered no wake-up hint. */
@@ -35,17 +35,17 @@ final class LocalName {
         return queue.size();
     }
 
-    boolean isTurnOf(Waiter w) {
+    boolean isTurnOf(Contender w) {
         return holding == null && queue.peekFirst() == w;
     }
 
-    void enqueue(Waiter w) {
+    void enqueue(Contender w) {
         queue.addLast(w);
         metrics.waiting(1);
     }
 
     /** Removes a waiter that gave up or was granted; wakes the next one if it was first. */
-    void leave(Waiter w) {
+    void leave(Contender w) {
         boolean wasFirst = queue.peekFirst() == w;
         if (queue.remove(w)) {
             metrics.waiting(-1);
@@ -57,7 +57,7 @@ final class LocalName {
 
     void wakeHead() {
         if (holding == null) {
-            Waiter head = queue.peekFirst();
+            Contender head = queue.peekFirst();
             if (head != null) {
                 head.wake();
             }
@@ -66,7 +66,7 @@ final class LocalName {
 
     /** Wakes every waiter, so that each notices the manager closed. */
     void wakeAll() {
-        for (Waiter w : queue) {
+        for (Contender w : queue) {
             w.wake();
         }
     }
@@ -80,7 +80,7 @@ final class LocalName {
         return null;
     }
 
-    void grant(Waiter w, Holding h) {
+    void grant(Contender w, Holding h) {
         if (queue.remove(w)) {
             metrics.waiting(-1);
         }
