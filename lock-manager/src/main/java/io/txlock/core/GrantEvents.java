@@ -2,15 +2,18 @@ package io.txlock.core;
 
 import io.txlock.spi.GrantListener;
 
-/** Routes a provider's reports about one grant to its holding, remembering those that come before it exists. */
+/**
+ * Routes a provider's reports about one grant to its holding, remembering those that come before it exists. Its
+ * fields are guarded by this.
+ */
 final class GrantEvents implements GrantListener {
-    private final CoreLockManager manager;
+    private final Holdings holdings;
     private Holding holding;
     private boolean suspendedEarly;
     private String lostEarly;
 
-    GrantEvents(CoreLockManager manager) {
-        this.manager = manager;
+    GrantEvents(Holdings holdings) {
+        this.holdings = holdings;
     }
 
     void attach(Holding h) {
@@ -22,7 +25,7 @@ final class GrantEvents implements GrantListener {
             suspended = suspendedEarly;
         }
         if (lost != null) {
-            manager.lose(h, LockMetrics.Lost.BACKEND_REPORTED, lost);
+            holdings.lose(h, LockMetrics.Lost.BACKEND_REPORTED, lost);
         } else if (suspended) {
             h.suspend();
         }
@@ -64,6 +67,6 @@ final class GrantEvents implements GrantListener {
                 return;
             }
         }
-        manager.lose(h, LockMetrics.Lost.BACKEND_REPORTED, reason);
+        holdings.lose(h, LockMetrics.Lost.BACKEND_REPORTED, reason);
     }
 }

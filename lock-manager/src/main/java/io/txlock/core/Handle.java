@@ -8,14 +8,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /** One acquire of a {@link Holding}: releasing it counts the holding down once. */
 final class Handle implements LockHandle {
-    private final CoreLockManager manager;
+    private final Holdings holdings;
     final Holding holding;
     final AtomicBoolean released = new AtomicBoolean();
     /** This acquire re-entered a holding of the same owner, instead of being granted by the backend. */
     final boolean reentered;
 
-    Handle(CoreLockManager manager, Holding holding, boolean reentered) {
-        this.manager = manager;
+    Handle(Holdings holdings, Holding holding, boolean reentered) {
+        this.holdings = holdings;
         this.holding = holding;
         this.reentered = reentered;
     }
@@ -32,7 +32,7 @@ final class Handle implements LockHandle {
 
     @Override
     public int holdCount() {
-        return manager.holdCount(holding);
+        return holdings.holdCount(holding);
     }
 
     @Override
@@ -55,7 +55,7 @@ final class Handle implements LockHandle {
         if (released.get()) {
             throw new io.txlock.LockNotHeldException("cannot extend lock " + holding + ": this handle was released");
         }
-        manager.extend(holding, lease);
+        holdings.extend(holding, lease);
     }
 
     @Override
@@ -63,17 +63,17 @@ final class Handle implements LockHandle {
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null");
         }
-        manager.onLost(holding, listener);
+        holdings.onLost(holding, listener);
     }
 
     @Override
     public void release() {
-        manager.release(this, false);
+        holdings.release(this, false);
     }
 
     @Override
     public void close() {
-        manager.release(this, true);
+        holdings.release(this, true);
     }
 
     @Override

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 
 /**
  * The lease work of held locks (a renewal, or the end of a lease that is not renewed or whose renewal has not been
- * answered yet: one task per lock at a time, see {@link Holding#armLeaseTimer}), run by sweeps of one timer
+ * answered yet: one task per lock at a time, see {@link Lease#armTimer}), run by sweeps of one timer
  * rather than by a timer task per lock. Scheduling adds an entry to a set and cancelling removes it; the timer
  * thread is woken only when an entry is due before every sweep already planned. A lock held for a moment, the
  * common case, thus never wakes the timer thread: on two cores that wake-up cost more than the lock's own work.

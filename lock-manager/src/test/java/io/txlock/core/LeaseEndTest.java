@@ -125,7 +125,7 @@ class LeaseEndTest {
         renewals.answer.countDown();
         Holding holding = ((Handle) held).holding;
         Awaitility.await("the hanging renewal answered, successfully, and handled").atMost(PATIENCE)
-                .until(() -> renewals.answered.get() == 1 && holding.renewalsUnderWay() == 0);
+                .until(() -> renewals.answered.get() == 1 && holding.lease.renewalsUnderWay() == 0);
         assertThat(renewals.failed.get()).as("renewals that failed in the backend").isZero();
         assertThat(held.isValid()).as("the lost handle after its renewal succeeded too late").isFalse();
         assertThat(held.expiresAt()).as("expiresAt after a renewal confirmed too late").isEqualTo(expiresAt);
@@ -157,7 +157,7 @@ class LeaseEndTest {
         renewals.answer.countDown();
         Holding holding = ((Handle) held).holding;
         Awaitility.await("the renewal answered and handled").atMost(PATIENCE)
-                .until(() -> renewals.answered.get() >= 1 && holding.renewalsUnderWay() == 0);
+                .until(() -> renewals.answered.get() >= 1 && holding.lease.renewalsUnderWay() == 0);
 
         assertThat(held.isValid()).as("handle after a renewal answered %s before its lease ended",
                 Duration.between(Instant.now(), firstExpiry)).isTrue();

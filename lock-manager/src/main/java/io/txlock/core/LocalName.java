@@ -6,23 +6,26 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * What this manager knows locally about one name: its local holder and its FIFO queue of local waiters.
  * Only the head of the queue, and only while no local owner holds the name, talks to the backend; so one
- * JVM sends one contender per name, however many threads wait. Exists only while someone holds or waits.
+ * JVM sends one contender per name, however many threads wait. Exists only while someone holds or waits
+ * ({@link LocalNames} counts its references).
+ *
+ * <p>Guards: {@link #mutex} guards everything here (the queue, the holding, the subscription, the hint flag), and
+ * with it the state of the waiters in the queue and the hold count of the holding; {@link #refs} alone is guarded
+ * by the map of {@link LocalNames}. Every method here is called with the mutex held.
  */
-final class NameState {
+final class LocalName {
     final String name;
     final ReentrantLock mutex = new ReentrantLock();
     private final LockMetrics metrics;
-    private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
-    /** Guarded by mutex. */
+    private final ArrayDeque<Contender> queue = new ArrayDeque<>();
     Holding holding;
-    /** Guarded by mutex. */
     private AutoCloseable subscription;
-    /** Guarded by mutex: the provider offered no wake-up hint. */
+    /** The provider offered no wake-up hint. */
     boolean noHints;
-    /** Guarded by the manager's map: holders and waiters that keep this state alive. */
+    /** Holders and waiters that keep this state alive. */
     int refs;
 
-    NameState(String name, LockMetrics metrics) {
+    LocalName(String name, LockMetrics metrics) {
         this.name = name;
         this.metrics = metrics;
     }
@@ -32,17 +35,17 @@ final class NameState {
         return queue.size();
     }
 
-    boolean isTurnOf(Waiter w) {
+    boolean isTurnOf(Contender w) {
         return holding == null && queue.peekFirst() == w;
     }
 
-    void enqueue(Waiter w) {
+    void enqueue(Contender w) {
         queue.addLast(w);
         metrics.waiting(1);
     }
 
     /** Removes a waiter that gave up or was granted; wakes the next one if it was first. */
-    void leave(Waiter w) {
+    void leave(Contender w) {
         boolean wasFirst = queue.peekFirst() == w;
         if (queue.remove(w)) {
             metrics.waiting(-1);
@@ -54,7 +57,7 @@ final class NameState {
 
     void wakeHead() {
         if (holding == null) {
-            Waiter head = queue.peekFirst();
+            Contender head = queue.peekFirst();
             if (head != null) {
                 head.wake();
             }
@@ -63,7 +66,7 @@ final class NameState {
 
     /** Wakes every waiter, so that each notices the manager closed. */
     void wakeAll() {
-        for (Waiter w : queue) {
+        for (Contender w : queue) {
             w.wake();
         }
     }
@@ -77,7 +80,7 @@ final class NameState {
         return null;
     }
 
-    void grant(Waiter w, Holding h) {
+    void grant(Contender w, Holding h) {
         if (queue.remove(w)) {
             metrics.waiting(-1);
         }

@@ -1,0 +1,64 @@
+package io.txlock.core;
+
+import io.txlock.LockBackendException;
+import io.txlock.LockException;
+import io.txlock.LockNotHeldException;
+import io.txlock.spi.Grant;
+import io.txlock.spi.LockProvider;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The provider as the core calls it: a failure that is no {@link LockException} (nor a misuse) becomes a
+ * {@link LockBackendException} saying what could not be done. Holds no state of its own.
+ */
+final class Backend {
+
+    private static final Logger log = LoggerFactory.getLogger(Backend.class);
+
+    final LockProvider provider;
+
+    Backend(LockProvider provider) {
+        this.provider = provider;
+    }
+
+    <T> T call(Supplier<T> call, String what) {
+        try {
+            return call.get();
+        } catch (LockException | IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockBackendException(provider.describe() + ": could not " + what + ": " + e, e);
+        }
+    }
+
+    void run(Runnable call, String what) {
+        call(() -> {
+            call.run();
+            return null;
+        }, what);
+    }
+
+    /** Releases a grant whose owner no longer counts on it: a failure is only logged, its lease will run out. */
+    void releaseQuietly(Grant grant, String why) {
+        try {
+            provider.release(grant);
+        } catch (LockNotHeldException e) {
+            log.debug("releasing '{}' ({}): already gone", grant.name(), why);
+        } catch (RuntimeException e) {
+            log.warn("releasing '{}' ({}) failed; its lease will run out: {}", grant.name(), why, e.toString());
+        }
+    }
+
+    /** Gives back a grant no holding took over; one that ends with the caller's transaction ends with it. */
+    void giveBack(Grant grant, String why) {
+        if (!grant.endsWithTransaction()) {
+            releaseQuietly(grant, why);
+        }
+    }
+
+    String describe() {
+        return provider.describe();
+    }
+}
