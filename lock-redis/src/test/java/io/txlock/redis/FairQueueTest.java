@@ -114,23 +114,29 @@ class FairQueueTest {
         String name = "fifo-jvms";
         String config = RedisProviderFactory.config(List.of(SharedRedis.address()), PREFIX);
         LockHandle held = manager().acquire(name, WAIT);
-        try (ChildProcess first = ChildProcess.start(OneGrantProcess.class, RedisProviderFactory.class.getName(), config, name);
-                ChildProcess second = ChildProcess.start(OneGrantProcess.class, RedisProviderFactory.class.getName(), config, name)) {
+        try (ChildProcess first = ChildProcess.start(OneGrantProcess.class, RedisProviderFactory.class.getName(), config, name)) {
             first.expect("STARTED", ChildProcess.START);
             awaitQueuedPatiently(name, 1);
-            second.expect("STARTED", ChildProcess.START);
-            awaitQueuedPatiently(name, 2);
-            CompletableFuture<Long> last = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 2);
-            awaitQueued(name, 3);
-            held.release();
-
-            long firstToken = Long.parseLong(first.expect("GOT ", PATIENCE));
-            long secondToken = Long.parseLong(second.expect("GOT ", PATIENCE));
-            long lastToken = last.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
-            assertThat(firstToken).as("first child").isGreaterThan(held.fencingToken());
-            assertThat(secondToken).as("second child, granted after the first").isGreaterThan(firstToken);
-            assertThat(lastToken).as("this JVM, granted last").isGreaterThan(secondToken);
+            try (ChildProcess second = ChildProcess.start(OneGrantProcess.class, RedisProviderFactory.class.getName(), config, name)) {
+                second.expect("STARTED", ChildProcess.START);
+                awaitQueuedPatiently(name, 2);
+                grantedInTheOrderTheyQueued(name, held, first, second);
+            }
         }
+    }
+
+    /** This JVM queues third; the holder releases; the tokens show the order of the grants. */
+    private void grantedInTheOrderTheyQueued(String name, LockHandle held, ChildProcess first, ChildProcess second) throws Exception {
+        CompletableFuture<Long> last = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 2);
+        awaitQueued(name, 3);
+        held.release();
+
+        long firstToken = Long.parseLong(first.expect("GOT ", PATIENCE));
+        long secondToken = Long.parseLong(second.expect("GOT ", PATIENCE));
+        long lastToken = last.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(firstToken).as("first child").isGreaterThan(held.fencingToken());
+        assertThat(secondToken).as("second child, granted after the first").isGreaterThan(firstToken);
+        assertThat(lastToken).as("this JVM, granted last").isGreaterThan(secondToken);
     }
 
     /** A child JVM may start slowly; once it printed STARTED it queues within the usual patience. */
