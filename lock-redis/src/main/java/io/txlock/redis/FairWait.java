@@ -6,6 +6,7 @@ import io.txlock.spi.Cancellation;
 import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,8 @@ final class FairWait {
     private final KeySpace keys;
     private final String handOffChannel;
     private final AtomicLong handedByMessage = new AtomicLong();
+    /** Guarded by this: attempts under way, which close() lets leave the queue before the client closes. */
+    private int inFlight;
 
     FairWait(Redlock redlock, RedisNode master, KeySpace keys, String handOffChannel) {
         this.redlock = redlock;
@@ -55,6 +58,20 @@ final class FairWait {
             return redlock.tryAcquire(request);
         }
         Redlock.requireMinLease(request);
+        synchronized (this) {
+            inFlight++;
+        }
+        try {
+            return queueAndWait(request, wait);
+        } finally {
+            synchronized (this) {
+                inFlight--;
+                notifyAll();
+            }
+        }
+    }
+
+    private Attempt queueAndWait(LockRequest request, long wait) {
         long deadline = System.nanoTime() + wait;
         String claim = LockValue.newClaim(request.owner());
         ReleaseSubscriber subscriber = master.subscriber();
@@ -96,6 +113,24 @@ final class FairWait {
             subscriber.forget(claim, handOff);
             if (!granted && mayBeQueued) {
                 leave(request.name(), claim);
+            }
+        }
+    }
+
+    /**
+     * Stops every waiting attempt and lets each leave the queue (and pass on a lock handed to it) while the client is
+     * still open, for at most {@code max}.
+     */
+    void close(Duration max) {
+        master.subscriber().close();
+        long deadline = System.nanoTime() + max.toNanos();
+        synchronized (this) {
+            try {
+                for (long left = max.toNanos(); inFlight > 0 && left > 0; left = deadline - System.nanoTime()) {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

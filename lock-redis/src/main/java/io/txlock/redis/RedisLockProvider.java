@@ -67,6 +67,8 @@ public final class RedisLockProvider implements LockProvider {
     public static final Duration MIN_LEASE = Duration.ofMillis(100);
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockProvider.class);
+    /** How long close() lets waiting attempts leave their queues before it closes the clients. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
     private final List<RedisNode> nodes;
     private final KeySpace keys;
@@ -216,6 +218,9 @@ public final class RedisLockProvider implements LockProvider {
 
     @Override
     public void close() {
+        if (fairWait != null) {
+            fairWait.close(CLOSE_WAIT);
+        }
         for (RedisNode node : nodes) {
             try {
                 node.close();
