@@ -33,6 +33,12 @@ final class FairWait {
     static final Duration PLACE = Duration.ofSeconds(2);
     /** How often a waiter refreshes its place and looks whether the lock was handed to it, if no message came. */
     static final Duration RECHECK = Duration.ofMillis(500);
+    /**
+     * How often it looks while its provider's subscriber connects (the provider's first wait, a reconnect): a lock
+     * handed to it meanwhile would stay idle until then, and nobody else can take it. A subscriber that failed to
+     * connect (a refused SUBSCRIBE, a server down) leaves it at {@link #RECHECK}.
+     */
+    static final Duration RECHECK_UNHEARD = Duration.ofMillis(10);
 
     private static final Logger log = LoggerFactory.getLogger(FairWait.class);
     private static final BitSet THE_MASTER = BitSet.valueOf(new long[] {1});
@@ -91,7 +97,8 @@ final class FairWait {
                     subscriber.listen();
                     cancel = request.cancellation().onCancel(handOff::cancel);
                 }
-                long pause = Math.min(deadline - System.nanoTime(), RECHECK.toNanos());
+                long recheck = subscriber.connecting() ? RECHECK_UNHEARD.toNanos() : RECHECK.toNanos();
+                long pause = Math.min(deadline - System.nanoTime(), recheck);
                 if (attempt.retryAfter() != null) {
                     pause = Math.min(pause, Math.max(attempt.retryAfter().toNanos(), Duration.ofMillis(1).toNanos()));
                 }

@@ -83,6 +83,16 @@ final class ReleaseSubscriber implements AutoCloseable {
         handOffs.remove(claim, handOff);
     }
 
+    /**
+     * @return whether the subscriber is connecting for the first time or after a lost connection, and its last attempt
+     *     did not fail: hand-offs published now may be missed, but soon will not
+     */
+    boolean connecting() {
+        synchronized (lock) {
+            return connected == null && !failing && !closed;
+        }
+    }
+
     /** Connects, unless connected or connecting: returns at once; the confirmation nudges every waiting attempt. */
     void listen() {
         synchronized (lock) {
