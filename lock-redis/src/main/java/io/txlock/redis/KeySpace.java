@@ -1,8 +1,12 @@
 package io.txlock.redis;
 
+import java.util.List;
+
 /**
- * The Redis names of one key prefix: a key per held lock, one fencing counter, a release channel per lock.
- * Nothing else is stored, so nothing accumulates: lock keys expire or are deleted, the counter is one key.
+ * The Redis names of one key prefix: a key per held lock, one fencing counter, a queue of waiters per lock
+ * (a list and a hash, there only while someone waits), a release channel per lock (quorum mode's hints) and a
+ * hand-off channel per provider. Nothing accumulates: lock keys expire or are deleted, queues expire with their last
+ * waiter's place, the counter is one key.
  */
 record KeySpace(String prefix) {
 
@@ -34,12 +38,30 @@ record KeySpace(String prefix) {
         return prefix + "fence";
     }
 
+    String queueKey(String name) {
+        return prefix + "queue:" + name;
+    }
+
+    String waitersKey(String name) {
+        return prefix + "waiters:" + name;
+    }
+
+    /** @return the keys of the scripts that grant, release or queue for a lock, in their order (see queue.lua) */
+    List<String> scriptKeys(String name) {
+        return List.of(lockKey(name), fenceKey(), queueKey(name), waitersKey(name));
+    }
+
     String releaseChannel(String name) {
         return prefix + "released:" + name;
     }
 
-    /** A channel nobody publishes to: keeps a subscriber connection open while it waits for no lock. */
-    String idleChannel() {
-        return prefix + "released";
+    /**
+     * @param providerId a provider's random id
+     * @return where the provider hears that a lock was handed to one of its waiters; its subscriber connection
+     *     keeps it subscribed, also while nobody waits. Under {@code <prefix>released}, like the release channels,
+     *     so that one ACL channel pattern covers both; a lock's release channel has a colon where this has {@code @}.
+     */
+    String handOffChannel(String providerId) {
+        return prefix + "released@" + providerId;
     }
 }

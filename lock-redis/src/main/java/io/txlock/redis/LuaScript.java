@@ -11,13 +11,20 @@ import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
-/** A Lua script from this package's resources, run by its SHA-1 and sent in full only when the server lacks it. */
+/**
+ * A Lua script from this package's resources, run by its SHA-1 and sent in full only when the server lacks it. The
+ * scripts that grant a lock or change its queue start with the functions of {@code queue.lua}, so that granting,
+ * handing over and dropping expired waiters are written once.
+ */
 final class LuaScript {
 
-    static final LuaScript ACQUIRE = load("acquire.lua");
+    private static final String QUEUE = "queue.lua";
+
+    static final LuaScript ACQUIRE = load(QUEUE, "acquire.lua");
     static final LuaScript ADOPT = load("adopt.lua");
     static final LuaScript RENEW = load("renew.lua");
-    static final LuaScript RELEASE = load("release.lua");
+    static final LuaScript RELEASE = load(QUEUE, "release.lua");
+    static final LuaScript LEAVE = load(QUEUE, "leave.lua");
     static final LuaScript INSPECT = load("inspect.lua");
 
     private final String name;
@@ -30,15 +37,19 @@ final class LuaScript {
         this.sha1 = sha1Hex(source);
     }
 
-    private static LuaScript load(String resource) {
-        try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing resource io/txlock/redis/" + resource);
+    private static LuaScript load(String... resources) {
+        StringBuilder source = new StringBuilder();
+        for (String resource : resources) {
+            try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("missing resource io/txlock/redis/" + resource);
+                }
+                source.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-            return new LuaScript(resource, new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
+        return new LuaScript(resources[resources.length - 1], source.toString());
     }
 
     Object run(UnifiedJedis client, List<String> keys, List<String> args) {

@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -39,11 +40,16 @@ import redis.clients.jedis.UnifiedJedis;
  * the grant that wrote it (its value holds the fencing token, a grant id chosen by the client and the owner;
  * release and renewal compare grant id and owner in a Lua script, also on a master whose answer was lost). Fencing tokens come from one counter per prefix, raised in the same script as the grant, and never
  * below the server's clock in microseconds, so they keep growing when a server without persistence restarts.
- * Releases are published on a channel per lock; the waiters of one provider share one subscriber connection per node (master).
+ *
+ * <p>On one master, waiting is fair and does not poll: a waiting attempt queues in Redis and blocks until the
+ * release before it hands it the lock (a new token, its own lease) and says so on this provider's channel alone; a
+ * waiter that gives up leaves the queue at once, and a dead waiter's place expires after 2 s. The waiters of one
+ * provider share one subscriber connection per node (master).
  *
  * <p>With several masters a lock is granted when a majority of them granted it within its lease, minus an
  * allowance for clock drift; the highest of their tokens is written back to that majority before the grant is
- * returned, so that every later majority, which overlaps it, issues a higher one. Quorum mode depends on timing
+ * returned, so that every later majority, which overlaps it, issues a higher one. Quorum mode is not queued: its
+ * waiters are woken by a release published on a channel per lock, and race for it. Quorum mode depends on timing
  * assumptions (bounded clock drift, pauses shorter than the lease, restarted masters that stay away for a lease):
  * use the fencing token wherever the lock protects a write.
  *
@@ -61,19 +67,26 @@ public final class RedisLockProvider implements LockProvider {
     public static final Duration MIN_LEASE = Duration.ofMillis(100);
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockProvider.class);
+    /** How long close() lets waiting attempts leave their queues before it closes the clients. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
     private final List<RedisNode> nodes;
     private final KeySpace keys;
     private final String description;
     private final Redlock redlock;
+    /** A single master's fair queue; null in quorum mode. */
+    private final FairWait fairWait;
+    private final String handOffChannel;
 
-    private RedisLockProvider(List<RedisNode> nodes, KeySpace keys, double clockDriftFactor) {
+    private RedisLockProvider(List<RedisNode> nodes, KeySpace keys, double clockDriftFactor, String handOffChannel) {
         this.nodes = List.copyOf(nodes);
         this.keys = keys;
         String addresses = nodes.stream().map(RedisNode::address).collect(Collectors.joining(", "));
         this.description = (nodes.size() == 1 ? "redis " + addresses
                 : "redis majority of " + nodes.size() + " masters [" + addresses + "]") + ", keys '" + keys.prefix() + "…'";
         this.redlock = new Redlock(nodes, keys, clockDriftFactor, description);
+        this.fairWait = nodes.size() == 1 ? new FairWait(redlock, nodes.get(0), keys, handOffChannel) : null;
+        this.handOffChannel = handOffChannel;
     }
 
     /**
@@ -146,9 +159,18 @@ public final class RedisLockProvider implements LockProvider {
         return description;
     }
 
+    /**
+     * On a single master, yes: a waiting attempt queues in Redis and blocks until the lock is handed to it (see
+     * the class comment). In quorum mode no: an attempt answers at once and the core waits for release hints.
+     */
+    @Override
+    public boolean blocksWhileWaiting() {
+        return fairWait != null;
+    }
+
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        return redlock.tryAcquire(request);
+        return fairWait != null ? fairWait.tryAcquire(request) : redlock.tryAcquire(request);
     }
 
     @Override
@@ -166,9 +188,15 @@ public final class RedisLockProvider implements LockProvider {
         return redlock.inspect(name);
     }
 
-    /** Subscribes to the lock's release channel on every node, through each node's one shared connection. */
+    /**
+     * Quorum mode: subscribes to the lock's release channel on every node, through each node's one shared
+     * connection. A single master has no hints: its waiters are queued and handed the lock.
+     */
     @Override
     public Optional<AutoCloseable> subscribe(String name, Runnable onRelease) {
+        if (fairWait != null) {
+            return Optional.empty();
+        }
         String channel = keys.releaseChannel(name);
         List<AutoCloseable> subscriptions = nodes.stream().map(n -> n.subscribe(channel, onRelease)).toList();
         return Optional.of(subscriptions.size() == 1 ? subscriptions.get(0) : () -> {
@@ -178,8 +206,21 @@ public final class RedisLockProvider implements LockProvider {
         });
     }
 
+    /** @return the channel on which this provider hears of locks handed to its waiters: for tests */
+    String handOffChannel() {
+        return handOffChannel;
+    }
+
+    /** @return how many grants this provider's waiters took from a hand-off message: for tests */
+    long handOffsTaken() {
+        return fairWait == null ? 0 : fairWait.handedByMessage();
+    }
+
     @Override
     public void close() {
+        if (fairWait != null) {
+            fairWait.close(CLOSE_WAIT);
+        }
         for (RedisNode node : nodes) {
             try {
                 node.close();
@@ -286,16 +327,17 @@ public final class RedisLockProvider implements LockProvider {
          */
         public RedisLockProvider build() {
             KeySpace keys = new KeySpace(keyPrefix);
+            String handOffChannel = keys.handOffChannel(UUID.randomUUID().toString());
             List<RedisNode> built = new ArrayList<>();
             try {
                 for (NodeSpec spec : nodes) {
-                    built.add(new RedisNode(spec.address(), spec.client().get(), spec.owned(), keys));
+                    built.add(new RedisNode(spec.address(), spec.client().get(), spec.owned(), handOffChannel));
                 }
             } catch (RuntimeException e) {
                 built.forEach(RedisNode::close);
                 throw e instanceof LockException ? e : new LockBackendException("could not create a Redis client: " + e, e);
             }
-            return new RedisLockProvider(built, keys, clockDriftFactor);
+            return new RedisLockProvider(built, keys, clockDriftFactor, handOffChannel);
         }
     }
 }

@@ -31,19 +31,32 @@ final class RedisNode implements AutoCloseable {
     private final boolean ownsClient;
     private final ReleaseSubscriber subscriber;
 
-    RedisNode(String address, UnifiedJedis client, boolean ownsClient, KeySpace keys) {
+    /**
+     * @param handOffChannel the provider's hand-off channel (see {@link KeySpace#handOffChannel})
+     */
+    RedisNode(String address, UnifiedJedis client, boolean ownsClient, String handOffChannel) {
         this.address = address;
         this.client = client;
         this.ownsClient = ownsClient;
-        this.subscriber = new ReleaseSubscriber(address, client, keys.idleChannel(), this::dropIdleConnections);
+        this.subscriber = new ReleaseSubscriber(address, client, handOffChannel, this::dropIdleConnections);
     }
 
-    Answer acquire(String key, String fenceKey, long leaseMillis, String claim) {
-        return call("acquire '" + key + "'", () -> {
-            List<?> reply = (List<?>) LuaScript.ACQUIRE.run(client, List.of(key, fenceKey),
-                    List.of(Long.toString(leaseMillis), claim));
+    /**
+     * @param keys the lock's {@link KeySpace#scriptKeys script keys}
+     * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
+     * @param handOffChannel where the provider hears that the lock was handed to a queued attempt
+     */
+    Answer acquire(List<String> keys, long leaseMillis, String claim, long placeMillis, String handOffChannel) {
+        return call("acquire '" + keys.get(0) + "'", () -> {
+            List<?> reply = (List<?>) LuaScript.ACQUIRE.run(client, keys,
+                    List.of(Long.toString(leaseMillis), claim, Long.toString(placeMillis), handOffChannel));
             return asLong(reply.get(0)) == 1 ? new Answer(asString(reply.get(1)), -1) : new Answer(null, asLong(reply.get(1)));
         });
+    }
+
+    /** @return whether the lock had been handed to the leaving attempt (it is passed on to the next waiter now) */
+    boolean leave(List<String> keys, String claim) {
+        return call("leave the queue of '" + keys.get(0) + "'", () -> asLong(LuaScript.LEAVE.run(client, keys, List.of(claim))) == 1);
     }
 
     boolean adopt(String key, String fenceKey, String claim, String finalValue, long token) {
@@ -56,8 +69,9 @@ final class RedisNode implements AutoCloseable {
                 List.of(Long.toString(leaseMillis), claim))) == 1);
     }
 
-    boolean release(String key, String channel, String claim) {
-        return call("release '" + key + "'", () -> asLong(LuaScript.RELEASE.run(client, List.of(key), List.of(channel, claim))) == 1);
+    /** @param hintChannel where to publish the release for hint subscribers (quorum mode), or "" for nowhere */
+    boolean release(List<String> keys, String claim, String hintChannel) {
+        return call("release '" + keys.get(0) + "'", () -> asLong(LuaScript.RELEASE.run(client, keys, List.of(claim, hintChannel))) == 1);
     }
 
     Optional<Stored> inspect(String key) {
@@ -71,6 +85,11 @@ final class RedisNode implements AutoCloseable {
     /** Runs {@code onRelease} when this node publishes a release on {@code channel}; see {@link ReleaseSubscriber}. */
     AutoCloseable subscribe(String channel, Runnable onRelease) {
         return subscriber.subscribe(channel, onRelease);
+    }
+
+    /** The subscriber of this node, which delivers hand-offs to waiting attempts. */
+    ReleaseSubscriber subscriber() {
+        return subscriber;
     }
 
     String address() {

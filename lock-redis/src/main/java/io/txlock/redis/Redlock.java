@@ -59,18 +59,33 @@ final class Redlock implements AutoCloseable {
         });
     }
 
-    Attempt tryAcquire(LockRequest request) {
+    static void requireMinLease(LockRequest request) {
         if (request.lease().compareTo(RedisLockProvider.MIN_LEASE) < 0) {
             throw new IllegalArgumentException("a Redis lock's lease must be at least " + RedisLockProvider.MIN_LEASE.toMillis()
                     + " ms, was " + request.lease() + " for '" + request.name() + "': a shorter one can run out before Redis's"
                     + " answer arrives. Use LockOptions.withLease(Duration.ofMillis(" + RedisLockProvider.MIN_LEASE.toMillis()
                     + ")) or longer");
         }
+    }
+
+    /** One attempt that does not queue: quorum mode's, and a single master's that may not wait. */
+    Attempt tryAcquire(LockRequest request) {
+        requireMinLease(request);
+        return tryAcquire(request, LockValue.newClaim(request.owner()), 0, "");
+    }
+
+    /**
+     * One attempt under a claim the caller chose; with one master it may queue (see {@link FairWait}).
+     *
+     * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
+     * @param handOffChannel where this provider hears that the lock was handed to a queued attempt
+     */
+    Attempt tryAcquire(LockRequest request, String claim, long placeMillis, String handOffChannel) {
         long start = System.nanoTime();
         long lease = leaseMillis(request.lease());
         String key = keys.lockKey(request.name());
-        String claim = LockValue.newClaim(request.owner());
-        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(key, keys.fenceKey(), lease, claim));
+        List<String> scriptKeys = keys.scriptKeys(request.name());
+        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(scriptKeys, lease, claim, placeMillis, handOffChannel));
 
         String[] provisional = new String[nodes.size()];
         BitSet mayHold = new BitSet(nodes.size());
@@ -156,8 +171,14 @@ final class Redlock implements AutoCloseable {
 
     /** Deletes the grant's key wherever it may be, also where its answer to the acquire was lost. */
     private List<Outcome<Boolean>> releaseOnAll(RedisGrant g) {
-        String channel = keys.releaseChannel(g.name());
-        return fanOut(i -> g.mayHold(i) && nodes.get(i).release(g.key(), channel, g.claim()));
+        List<String> scriptKeys = keys.scriptKeys(g.name());
+        String hints = hintChannel(g.name());
+        return fanOut(i -> g.mayHold(i) && nodes.get(i).release(scriptKeys, g.claim(), hints));
+    }
+
+    /** Quorum mode's waiters wait for release hints; a single master's are queued and handed the lock. */
+    private String hintChannel(String name) {
+        return nodes.size() > 1 ? keys.releaseChannel(name) : "";
     }
 
     /** Returns if a majority did it; else the grant is not held, or, if some nodes could not answer, unknown. */
@@ -224,16 +245,17 @@ final class Redlock implements AutoCloseable {
      * Whatever cannot be released expires with its lease.
      */
     private void undo(RedisGrant grant, List<Outcome<RedisNode.Answer>> answers) {
-        String channel = keys.releaseChannel(grant.name());
+        List<String> scriptKeys = keys.scriptKeys(grant.name());
+        String channel = hintChannel(grant.name());
         List<Outcome<Boolean>> undone = fanOut(i -> answers.get(i).ok() && grant.mayHold(i)
-                && nodes.get(i).release(grant.key(), channel, grant.claim()));
+                && nodes.get(i).release(scriptKeys, grant.claim(), channel));
         undone.stream().filter(o -> !o.ok()).forEach(o -> log.debug("could not undo a partial grant of {}: {}", grant, o.error().getMessage()));
         for (int i = 0; i < nodes.size() && fanOutThreads != null; i++) {
             RedisNode node = nodes.get(i);
             if (!answers.get(i).ok()) {
                 try {
                     fanOutThreads.execute(() -> {
-                        Outcome<Boolean> o = Outcome.of(() -> node.release(grant.key(), channel, grant.claim()));
+                        Outcome<Boolean> o = Outcome.of(() -> node.release(scriptKeys, grant.claim(), channel));
                         if (!o.ok()) {
                             log.debug("could not undo a partial grant of {}: {}", grant, o.error().getMessage());
                         }

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,15 +14,17 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
- * Wake-up hints of one Redis node: ONE pub/sub connection and thread, whatever the number of waiters. A lock's
- * release channel is subscribed while at least one local waiter wants it, and unsubscribed when the last leaves;
- * an idle channel keeps the connection open in between. Started on the first subscription; after a lost
- * connection it reconnects with backoff.
+ * What one provider hears from one Redis node: ONE pub/sub connection and thread, whatever the number of waiters.
+ * The provider's own hand-off channel is always subscribed: the release before a queued waiter publishes there
+ * the lock it handed to that waiter, and the message goes to that waiter's {@link HandOff} alone. In quorum mode a
+ * lock's release channel is subscribed too while at least one local waiter wants it (a hint), and unsubscribed
+ * when the last leaves. Started when a local thread first waits; after a lost connection it reconnects with
+ * backoff.
  *
  * <p>Subscribing never waits for the server: the caller's thread only asks, and the subscription's confirmation
  * wakes the channel's waiters once, since a release may have happened before the channel was live (also after a
- * reconnect). Hints are only hints: the core re-checks now and then, so a lost message delays a waiter, never
- * hangs it.
+ * reconnect): hand-off waiters look in Redis whether the lock is theirs, hint waiters try again. Messages may be
+ * lost: waiters look again now and then, so a lost message delays a waiter, never hangs it.
  */
 final class ReleaseSubscriber implements AutoCloseable {
 
@@ -31,29 +34,79 @@ final class ReleaseSubscriber implements AutoCloseable {
 
     private final String address;
     private final UnifiedJedis client;
-    private final String idleChannel;
+    private final String ownChannel;
     private final Runnable onConnectionFailure;
     private final Object lock = new Object();
     /** Guarded by lock: the channels local waiters want. */
     private final Map<String, Topic> topics = new HashMap<>();
+    /** The waiting attempts of this provider by claim: where a hand-off published on {@link #ownChannel} goes. */
+    private final Map<String, HandOff> handOffs = new ConcurrentHashMap<>();
     /** Guarded by lock: the channels asked of the current connection. */
     private final Set<String> requested = new LinkedHashSet<>();
-    /** Guarded by lock: the current connection once its idle channel is confirmed, else null. */
+    /** Guarded by lock: the current connection once its own channel is confirmed, else null. */
     private Listener connected;
     /** Guarded by lock: the last connection attempt failed (logged once until it is back). */
     private boolean failing;
-    private boolean closed;
+    /** Written under lock. */
+    private volatile boolean closed;
     private Thread thread;
 
     /**
+     * @param ownChannel the provider's hand-off channel, subscribed as long as the connection lives
      * @param onConnectionFailure run when the connection breaks, before reconnecting: drops the client's other
      *     pooled connections, which the same failure has probably broken
      */
-    ReleaseSubscriber(String address, UnifiedJedis client, String idleChannel, Runnable onConnectionFailure) {
+    ReleaseSubscriber(String address, UnifiedJedis client, String ownChannel, Runnable onConnectionFailure) {
         this.address = address;
         this.client = client;
-        this.idleChannel = idleChannel;
+        this.ownChannel = ownChannel;
         this.onConnectionFailure = onConnectionFailure;
+    }
+
+    /**
+     * Registers a waiting attempt, before it first asks Redis, so that no hand-off to it is dropped. Does not
+     * connect: {@link #listen()} does, once the attempt has to wait.
+     *
+     * @param claim the attempt's claim, which a handed lock's value ends with
+     * @return where the attempt waits; {@link #forget} it when the attempt ends
+     */
+    HandOff expect(String claim) {
+        HandOff handOff = new HandOff();
+        handOffs.put(claim, handOff);
+        if (closed) {
+            handOff.cancel();
+        }
+        return handOff;
+    }
+
+    void forget(String claim, HandOff handOff) {
+        handOffs.remove(claim, handOff);
+    }
+
+    /**
+     * @return whether the subscriber is connecting for the first time or after a lost connection, and its last attempt
+     *     did not fail: hand-offs published now may be missed, but soon will not
+     */
+    boolean connecting() {
+        synchronized (lock) {
+            return connected == null && !failing && !closed;
+        }
+    }
+
+    /** Connects, unless connected or connecting: returns at once; the confirmation nudges every waiting attempt. */
+    void listen() {
+        synchronized (lock) {
+            start();
+        }
+    }
+
+    /** Guarded by lock. */
+    private void start() {
+        if (thread == null && !closed) {
+            thread = new Thread(this::run, "txlock-redis-subscriber-" + address);
+            thread.setDaemon(true);
+            thread.start();
+        }
     }
 
     /**
@@ -68,11 +121,7 @@ final class ReleaseSubscriber implements AutoCloseable {
             if (closed) {
                 return () -> { };
             }
-            if (thread == null) {
-                thread = new Thread(this::run, "txlock-redis-subscriber-" + address);
-                thread.setDaemon(true);
-                thread.start();
-            }
+            start();
             topic = topics.computeIfAbsent(channel, Topic::new);
             topic.callbacks.add(onRelease);
             if (connected != null && requested.add(channel)) {
@@ -108,6 +157,7 @@ final class ReleaseSubscriber implements AutoCloseable {
                 send(() -> connected.unsubscribe());
             }
         }
+        handOffs.values().forEach(HandOff::cancel);
         if (running != null) {
             running.interrupt();
             try {
@@ -128,7 +178,7 @@ final class ReleaseSubscriber implements AutoCloseable {
                     return;
                 }
                 requested.clear();
-                requested.add(idleChannel);
+                requested.add(ownChannel);
                 requested.addAll(topics.keySet());
                 channels = requested.toArray(String[]::new);
             }
@@ -164,7 +214,10 @@ final class ReleaseSubscriber implements AutoCloseable {
         }
     }
 
-    /** The idle channel is confirmed: catch up with the subscriptions that changed while connecting. */
+    /**
+     * The own channel is confirmed: catch up with the subscriptions that changed while connecting, and let every
+     * waiting attempt look whether a lock was handed to it while nothing listened.
+     */
     private void onConnected(Listener listener) {
         synchronized (lock) {
             if (closed) {
@@ -178,7 +231,7 @@ final class ReleaseSubscriber implements AutoCloseable {
                 }
             }
             for (String channel : List.copyOf(requested)) {
-                if (!channel.equals(idleChannel) && !topics.containsKey(channel)) {
+                if (!channel.equals(ownChannel) && !topics.containsKey(channel)) {
                     requested.remove(channel);
                     send(() -> listener.unsubscribe(channel));
                 }
@@ -187,6 +240,14 @@ final class ReleaseSubscriber implements AutoCloseable {
                 log.info("redis {}: release notifications restored", address);
             }
             failing = false;
+        }
+        handOffs.values().forEach(HandOff::nudge);
+    }
+
+    private void onHandOff(String value) {
+        HandOff handOff = handOffs.get(LockValue.claimOf(value));
+        if (handOff != null) {
+            handOff.deliver(value);
         }
     }
 
@@ -237,7 +298,7 @@ final class ReleaseSubscriber implements AutoCloseable {
     private final class Listener extends JedisPubSub {
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
-            if (channel.equals(idleChannel)) {
+            if (channel.equals(ownChannel)) {
                 onConnected(this);
             } else {
                 onSubscribed(channel);
@@ -246,7 +307,11 @@ final class ReleaseSubscriber implements AutoCloseable {
 
         @Override
         public void onMessage(String channel, String message) {
-            onReleased(channel);
+            if (channel.equals(ownChannel)) {
+                onHandOff(message);
+            } else {
+                onReleased(channel);
+            }
         }
     }
 }

@@ -1,22 +1,43 @@
--- One attempt to take a lock (SET NX PX), and on success a fencing token from the counter of the key prefix.
--- KEYS[1] the lock key, KEYS[2] the fencing counter; ARGV[1] lease in ms, ARGV[2] the claim of this attempt
--- ("<grant id> <host> <owner id>", chosen by the client). The value is "<token> <since ms> <claim>".
--- The token is max(last token + 1, server time in microseconds): it grows across holders and keeps growing
--- when a server without persistence restarts with an empty counter. The counter is one key per prefix.
--- A key of the same owner (host and owner id) is taken over: an owner never asks for a lock it holds, so it is
--- the grant of an earlier attempt whose answer was lost, and asking again must not lock the owner out.
--- Returns {1, value} when granted, {0, pttl of the holder} when held.
+-- One attempt to take a lock, fair to the waiters queued for it: it is granted only if it is free and nobody
+-- waits, or if this attempt is the first waiter.
+-- KEYS[1] the lock key, KEYS[2] the fencing counter, KEYS[3] the queue, KEYS[4] the waiters (see queue.lua);
+-- ARGV[1] lease in ms, ARGV[2] the claim of this attempt ("<grant id> <host> <owner id>", chosen by the client),
+-- ARGV[3] how long this attempt's place in the queue lasts, in ms (0: do not queue), ARGV[4] the channel on which
+-- the attempt's provider hears that the lock was handed to it.
+-- A key of the same owner (host and owner id) under another claim is taken over: an owner never asks for a lock
+-- it holds, so it is the grant of an earlier attempt whose answer was lost, and asking again must not lock the
+-- owner out. A key holding this very claim was handed to this attempt while it waited.
+-- Returns {1, value} when granted, {0, pttl of the holder} when not (the attempt is queued if ARGV[3] > 0).
+local micros = now_micros()
 local current = redis.call('GET', KEYS[1])
 if current then
-  if string.match(current, '^%d+ %d+ %S+ (.*)$') ~= string.match(ARGV[2], '^%S+ (.*)$') then
-    return {0, redis.call('PTTL', KEYS[1])}
+  local holder = claim_of(current)
+  if holder == ARGV[2] then
+    return {1, current}
   end
-  redis.call('DEL', KEYS[1])
+  if string.match(holder or '', '^%S+ (.*)$') == string.match(ARGV[2], '^%S+ (.*)$') then
+    redis.call('DEL', KEYS[1])
+    current = false
+  end
 end
-local time = redis.call('TIME')
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local token = math.max(tonumber(redis.call('GET', KEYS[2]) or 0) + 1, micros)
-local value = string.format('%.0f %.0f ', token, math.floor(micros / 1000)) .. ARGV[2]
-redis.call('SET', KEYS[1], value, 'NX', 'PX', ARGV[1])
-redis.call('SET', KEYS[2], string.format('%.0f', token))
-return {1, value}
+if not current then
+  local head = live_head(KEYS[3], KEYS[4], math.floor(micros / 1000))
+  if not head or head == ARGV[2] then
+    if head then
+      leave_queue(KEYS[3], KEYS[4], head)
+    end
+    return {1, grant(KEYS[1], KEYS[2], ARGV[2], ARGV[1], micros)}
+  end
+  -- free, and another waiter's turn (its predecessor's lease ran out, or the predecessor left): hand it over
+  hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], micros)
+end
+local place = tonumber(ARGV[3])
+if place > 0 then
+  local entry = string.format('%.0f ', math.floor(micros / 1000) + place) .. ARGV[1] .. ' ' .. ARGV[4]
+  if redis.call('HSET', KEYS[4], ARGV[2], entry) == 1 then
+    redis.call('RPUSH', KEYS[3], ARGV[2])
+  end
+  redis.call('PEXPIRE', KEYS[3], place)
+  redis.call('PEXPIRE', KEYS[4], place)
+end
+return {0, redis.call('PTTL', KEYS[1])}

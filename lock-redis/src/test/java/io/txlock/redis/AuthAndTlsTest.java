@@ -2,6 +2,7 @@ package io.txlock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.txlock.LockBackendException;
 import io.txlock.LockHandle;
@@ -22,19 +23,20 @@ import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 
-/** AUTH and TLS are Jedis' own settings, passed through unchanged: locks and release hints work over both. */
+/** AUTH and TLS are Jedis' own settings, passed through unchanged: locks and hand-offs to waiters work over both. */
 class AuthAndTlsTest {
 
     private static final String PASSWORD = "s3cret-" + UUID.randomUUID();
 
     @Test
-    void thePasswordOfTheJedisConfigIsUsedForLocksAndHints() throws Exception {
+    void thePasswordOfTheJedisConfigIsUsedForLocksAndHandOffs() throws Exception {
         JedisClientConfig withPassword = DefaultJedisClientConfig.builder().password(PASSWORD)
                 .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
         try (RedisServer server = RedisServer.start(withPassword, "--requirepass", PASSWORD)) {
-            locksAndHintsWork(RedisLockProvider.builder(server.address(), withPassword), RedisLockProvider.builder(server.address(), withPassword));
+            locksAndHandOffsWork(server, withPassword, withPassword, "txlock:");
 
             JedisClientConfig noPassword = DefaultJedisClientConfig.builder().connectionTimeoutMillis(1_000).build();
             try (LockManager locks = LockManager.builder(RedisLockProvider.builder(server.address(), noPassword).build())
@@ -51,10 +53,9 @@ class AuthAndTlsTest {
         JedisClientConfig locker = DefaultJedisClientConfig.builder().user("locker").password(PASSWORD)
                 .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
         try (RedisServer server = RedisServer.start(locker, "--user", "locker", "on", ">" + PASSWORD, "~app:*", "&app:released*",
-                "+evalsha", "+eval", "+get", "+set", "+del", "+pexpire", "+pttl", "+time", "+publish", "+subscribe",
-                "+unsubscribe", "+ping")) {
-            locksAndHintsWork(RedisLockProvider.builder(server.address(), locker).keyPrefix("app:"),
-                    RedisLockProvider.builder(server.address(), locker).keyPrefix("app:"));
+                "+evalsha", "+eval", "+get", "+set", "+del", "+exists", "+pexpire", "+pttl", "+time", "+lindex", "+lpop",
+                "+rpush", "+lrem", "+hget", "+hset", "+hdel", "+publish", "+subscribe", "+unsubscribe", "+ping")) {
+            locksAndHandOffsWork(server, locker, DefaultJedisClientConfig.builder().build(), "app:");
             try (LockManager locks = LockManager.builder(RedisLockProvider.builder(server.address(), locker).keyPrefix("other:")
                     .build()).transactions(TransactionSupport.none()).build()) {
                 assertThatThrownBy(() -> locks.tryAcquire("outside")).isInstanceOf(LockBackendException.class)
@@ -66,7 +67,7 @@ class AuthAndTlsTest {
     /**
      * Subscribing never holds up a waiter. Here the server refuses the subscription (a user without SUBSCRIBE), so
      * it is never confirmed: a short timed wait still ends at its bound (waiting for the confirmation used to add
-     * 2 s), and a longer one gets the lock after the release through the core's fallback re-check.
+     * 2 s), and a longer one finds the lock handed to it, without the message, by its re-check.
      */
     @Test
     void aSubscriptionThatIsNeverConfirmedDoesNotStretchATimedWait() throws Exception {
@@ -95,7 +96,7 @@ class AuthAndTlsTest {
     }
 
     @Test
-    void theTlsSettingsOfTheJedisConfigAreUsedForLocksAndHints() throws Exception {
+    void theTlsSettingsOfTheJedisConfigAreUsedForLocksAndHandOffs() throws Exception {
         Path dir = Files.createDirectories(SharedRedis.buildDir().resolve("tls-" + UUID.randomUUID().toString().substring(0, 8)));
         Path cert = dir.resolve("cert.pem");
         Path key = dir.resolve("key.pem");
@@ -110,7 +111,7 @@ class AuthAndTlsTest {
         try (RedisServer server = RedisServer.start(tls, "--tls-port", "{port}", "--tls-cert-file", cert.toString(),
                 "--tls-key-file", key.toString(), "--tls-ca-cert-file", cert.toString(), "--tls-auth-clients", "no",
                 "--requirepass", PASSWORD)) {
-            locksAndHintsWork(RedisLockProvider.builder(server.address(), tls), RedisLockProvider.builder(server.address(), tls));
+            locksAndHandOffsWork(server, tls, tls, "txlock:");
 
             JedisClientConfig plain = DefaultJedisClientConfig.builder().password(PASSWORD)
                     .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
@@ -121,17 +122,28 @@ class AuthAndTlsTest {
         }
     }
 
-    private static void locksAndHintsWork(RedisLockProvider.Builder holderSide, RedisLockProvider.Builder waiterSide)
+    /**
+     * A lock, and a waiter of another provider queued for it and handed it by message, all over {@code config};
+     * the test looks at the server over {@code admin}.
+     */
+    private static void locksAndHandOffsWork(RedisServer server, JedisClientConfig config, JedisClientConfig admin, String prefix)
             throws Exception {
-        try (LockManager holder = LockManager.builder(holderSide.build()).transactions(TransactionSupport.none()).build();
-                RedisLockProvider waiter = waiterSide.build()) {
+        RedisLockProvider waiting = RedisLockProvider.builder(server.address(), config).keyPrefix(prefix).build();
+        try (LockManager holder = LockManager.builder(RedisLockProvider.builder(server.address(), config).keyPrefix(prefix).build())
+                        .transactions(TransactionSupport.none()).build();
+                LockManager waiter = LockManager.builder(waiting).transactions(TransactionSupport.none()).build();
+                Jedis jedis = new Jedis(server.address(), admin)) {
             LockHandle handle = holder.acquire("secured");
             assertThat(holder.inspect("secured").orElseThrow().fencingToken()).isEqualTo(handle.fencingToken());
-            Hints hints = new Hints();
-            try (AutoCloseable subscription = waiter.subscribe("secured", hints).orElseThrow()) {
-                hints.awaitConfirmed();
-                handle.release();
-                hints.awaitMoreThan(1, "release hint over the same settings");
+            CompletableFuture<LockHandle> next = waiter.acquireAsync("secured", LockOptions.defaults()
+                    .withWait(Duration.ofSeconds(30))).toCompletableFuture();
+            await("the waiter queued").atMost(Duration.ofSeconds(20)).until(() -> jedis.exists(prefix + "queue:secured"));
+            await("the waiter's hand-off channel subscribed").atMost(Duration.ofSeconds(20))
+                    .until(() -> jedis.pubsubNumSub(waiting.handOffChannel()).getOrDefault(waiting.handOffChannel(), 0L) == 1L);
+            handle.release();
+            try (LockHandle got = next.get(30, TimeUnit.SECONDS)) {
+                assertThat(got.fencingToken()).isGreaterThan(handle.fencingToken());
+                assertThat(waiting.handOffsTaken()).as("handed over by message, over the same settings").isEqualTo(1);
             }
             assertThat(holder.inspect("secured")).isEmpty();
         }

@@ -82,6 +82,30 @@ class QuorumTest {
         return m;
     }
 
+    /**
+     * Quorum mode keeps the release hints (a fair queue over several masters could split its order between them):
+     * a waiter's subscription is confirmed on every master, and a release reaches it.
+     */
+    @Test
+    void quorumWaitersAreWokenByReleaseHintsFromTheMasters() throws Exception {
+        LockManager holder = manager();
+        if (prefix == null) {
+            prefix = SharedRedis.randomPrefix();
+        }
+        try (RedisLockProvider waiting = RedisLockProvider.quorum(servers.stream().map(RedisServer::address).toList(), FAST_FAILING)
+                .keyPrefix(prefix).build()) {
+            assertThat(waiting.blocksWhileWaiting()).isFalse();
+            LockHandle held = holder.acquire("hinted");
+            Hints hints = new Hints();
+            try (AutoCloseable subscription = waiting.subscribe("hinted", hints).orElseThrow()) {
+                await("confirmed on all three masters").atMost(Duration.ofSeconds(15)).until(() -> hints.count() >= 3);
+                int confirmed = hints.count();
+                held.release();
+                hints.awaitMoreThan(confirmed, "release hint");
+            }
+        }
+    }
+
     private static boolean isUp(RedisServer server) {
         try (Jedis jedis = new Jedis(server.address(), FAST_FAILING)) {
             return "PONG".equals(jedis.ping());

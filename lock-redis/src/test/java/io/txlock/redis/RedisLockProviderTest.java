@@ -18,18 +18,13 @@ import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
-import io.txlock.testkit.ForwardingProvider;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -178,97 +173,108 @@ class RedisLockProviderTest {
         }
     }
 
+    /** A queued waiter is handed the lock by the release before it: granted from the message, not by a re-check. */
     @Test
-    void waitersAreWokenByThePublishedRelease() throws Exception {
+    void aQueuedWaiterIsHandedTheLockByTheReleaseMessage() throws Exception {
+        LockManager holder = manager();
         RedisLockProvider waiting = provider();
-        RedisLockProvider holding = provider();
-        Grant grant = holding.tryAcquire(request("wake", "holder", Duration.ofSeconds(30))).grant();
-        Hints hints = new Hints();
-        try (AutoCloseable subscription = waiting.subscribe("wake", hints).orElseThrow()) {
-            hints.awaitConfirmed();
-            assertThat(hints.count()).as("only the confirmation so far").isEqualTo(1);
-            holding.release(grant);
-            hints.awaitMoreThan(1, "release hint received");
+        LockManager waiter = LockManager.builder(waiting).transactions(TransactionSupport.none()).build();
+        toClose.add(waiter);
+        LockHandle held = holder.acquire("handoff");
+        CompletableFuture<LockHandle> next = waiter.acquireAsync("handoff",
+                LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture();
+        awaitQueued("handoff");
+        awaitListening(waiting);
+        held.release();
+        try (LockHandle got = next.get(30, TimeUnit.SECONDS)) {
+            assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(waiting.handOffsTaken()).as("granted from the release's message").isEqualTo(1);
         }
-    }
-
-    @Test
-    void oneSubscriberConnectionServesAllWaitersAndChannelsAreDroppedWhenNoneWait() throws Exception {
-        String clientName = "txlock-test-" + PREFIX.substring(12, 24);
-        RedisLockProvider provider = RedisLockProvider.builder(SharedRedis.address(), DefaultJedisClientConfig.builder()
-                .clientName(clientName).connectionTimeoutMillis(2_000).socketTimeoutMillis(2_000).build()).keyPrefix(PREFIX).build();
-        toClose.add(provider);
-        List<AutoCloseable> subscriptions = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            subscriptions.add(provider.subscribe("sub-" + (i % 3), () -> { }).orElseThrow());
-        }
-        await("channels subscribed").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            for (int i = 0; i < 3; i++) {
-                assertThat(SharedRedis.subscribers(PREFIX + "released:sub-" + i)).isEqualTo(1L);
-            }
-        });
-        assertThat(SharedRedis.clientList().lines().filter(l -> l.contains("name=" + clientName + " ")).filter(l -> !l.contains(" sub=0 ")).count()).as("pub/sub connections of this provider").isEqualTo(1);
-        for (AutoCloseable s : subscriptions) {
-            s.close();
-        }
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            for (int i = 0; i < 3; i++) {
-                assertThat(SharedRedis.subscribers(PREFIX + "released:sub-" + i)).isZero();
-            }
-        });
     }
 
     /**
-     * The release message, not the core's fallback re-check, hands the lock over. A waiter that nothing wakes
-     * attempts again no sooner than 500 ms after a miss (the core's fallback pause while hints are subscribed),
-     * so an attempt sooner than that after the miss was woken. The holder releases inside a miss of the waiter
-     * that nothing woke (its previous attempt started after the last hint), just before it answers. On a machine
-     * stalled for that long a round proves nothing either way, so up to five rounds are tried; with the message
-     * ignored, none could succeed.
+     * One pub/sub connection per provider serves all its waiters, whatever the names; no per-lock channel is
+     * subscribed on a single master, and nothing of the queues stays once nobody waits.
      */
     @Test
-    void aWaiterIsWokenByTheReleaseMessageNotByItsFallbackRecheck() throws Exception {
-        LockManager holder = manager();
-        ObservedProvider observed = new ObservedProvider(provider());
-        LockManager waiter = LockManager.builder(observed).transactions(TransactionSupport.none()).build();
+    void oneSubscriberConnectionServesAllWaitersOfAProvider() throws Exception {
+        String clientName = "txlock-test-" + PREFIX.substring(12, 24);
+        RedisLockProvider waiting = RedisLockProvider.builder(SharedRedis.address(), DefaultJedisClientConfig.builder()
+                .clientName(clientName).connectionTimeoutMillis(2_000).socketTimeoutMillis(2_000).build()).keyPrefix(PREFIX).build();
+        LockManager waiter = LockManager.builder(waiting).transactions(TransactionSupport.none()).build();
         toClose.add(waiter);
-        long fallbackPause = Duration.ofMillis(500).toNanos();
-        List<Long> handoffs = new ArrayList<>();
-        while (handoffs.size() < 5 && (handoffs.isEmpty() || handoffs.get(handoffs.size() - 1) >= fallbackPause)) {
-            LockHandle held = holder.acquire("handoff");
-            int hints = observed.hints();
-            CompletableFuture<Long> releasedAt = observed.releaseInsideAnUnwokenMiss(held);
-            CompletableFuture<LockHandle> waiting = waiter.acquireAsync("handoff",
-                    LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture();
-            LockHandle got = waiting.get(30, TimeUnit.SECONDS);
-            long missAnswered = releasedAt.get(30, TimeUnit.SECONDS);
-            assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
-            assertThat(observed.hints()).as("confirmation and release delivered").isGreaterThan(hints + 1);
-            handoffs.add(observed.firstAttemptAfter(missAnswered) - missAnswered);
-            got.release();
+        LockManager holder = manager();
+        List<LockHandle> held = new ArrayList<>();
+        List<CompletableFuture<LockHandle>> waits = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            held.add(holder.acquire("sub-" + i));
+            waits.add(waiter.acquireAsync("sub-" + i, LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture());
         }
-        assertThat(handoffs).as("ns from the miss that released to the next attempt, in each round")
-                .anyMatch(nanos -> nanos < fallbackPause);
+        for (int i = 0; i < 3; i++) {
+            awaitQueued("sub-" + i);
+        }
+        awaitListening(waiting);
+        assertThat(SharedRedis.clientList().lines().filter(l -> l.contains("name=" + clientName + " ")).filter(l -> !l.contains(" sub=0 ")).count())
+                .as("pub/sub connections of this provider").isEqualTo(1);
+        assertThat(SharedRedis.subscribers(PREFIX + "released:sub-0")).as("no per-lock channel").isZero();
+        held.forEach(LockHandle::release);
+        for (CompletableFuture<LockHandle> wait : waits) {
+            wait.get(30, TimeUnit.SECONDS).release();
+        }
+        assertThat(waiting.handOffsTaken()).isEqualTo(3);
+        assertThat(SharedRedis.keys(redis, PREFIX).stream().filter(k -> k.contains(":sub-"))).as("keys of the names").isEmpty();
     }
 
-    /** A lost release message (the key deleted without a PUBLISH) costs the waiter only the fallback re-check. */
+    /**
+     * A hand-off whose message is lost (its waiter's channel rewritten to one nobody hears) is found by the waiter's
+     * re-check: the lock's key holds the waiter's claim.
+     */
     @Test
-    void aWaiterGetsTheLockWhenItsReleaseMessageIsLost() throws Exception {
+    void aWaiterWhoseHandOffMessageIsLostFindsTheLockByItsRecheck() throws Exception {
+        LockManager holder = manager();
+        RedisLockProvider waiting = provider();
+        LockManager waiter = LockManager.builder(waiting).transactions(TransactionSupport.none()).build();
+        toClose.add(waiter);
+        LockHandle held = holder.acquire("unheard");
+        CompletableFuture<LockHandle> next = waiter.acquireAsync("unheard",
+                LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture();
+        String claim = awaitQueued("unheard");
+        String entry = redis.hget(PREFIX + "waiters:unheard", claim);
+        redis.hset(PREFIX + "waiters:unheard", claim, entry.substring(0, entry.lastIndexOf(' ')) + " " + PREFIX + "nobody-listens");
+        held.release();
+        try (LockHandle got = next.get(30, TimeUnit.SECONDS)) {
+            assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(waiting.handOffsTaken()).as("no message reached the waiter").isZero();
+        }
+    }
+
+    /** A key deleted behind the provider's back hands nothing over: the first waiter's re-check takes the free lock. */
+    @Test
+    void aWaiterGetsALockDeletedWithoutARelease() throws Exception {
         RedisLockProvider holding = provider();
         Grant held = holding.tryAcquire(request("unannounced", "holder", Duration.ofSeconds(60))).grant();
-        ObservedProvider observed = new ObservedProvider(provider());
-        LockManager waiter = LockManager.builder(observed).transactions(TransactionSupport.none()).build();
-        toClose.add(waiter);
+        LockManager waiter = manager();
         CompletableFuture<LockHandle> waiting = waiter.acquireAsync("unannounced",
                 LockOptions.defaults().withWait(Duration.ofSeconds(20))).toCompletableFuture();
-        await("the waiter's subscription confirmed").atMost(Duration.ofSeconds(10)).until(() -> observed.hints() >= 1);
-        int hints = observed.hints();
+        awaitQueued("unannounced");
 
         assertThat(redis.del(PREFIX + "lock:unannounced")).isEqualTo(1L);
         try (LockHandle got = waiting.get(30, TimeUnit.SECONDS)) {
             assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
-            assertThat(observed.hints()).as("no message: the fallback re-check found it free").isEqualTo(hints);
         }
+    }
+
+    /** @return the claim of the first waiter queued for {@code name}, once there is one */
+    private static String awaitQueued(String name) {
+        await("a waiter queued for '" + name + "'").atMost(Duration.ofSeconds(30))
+                .until(() -> redis.llen(PREFIX + "queue:" + name) > 0);
+        return redis.lindex(PREFIX + "queue:" + name, 0);
+    }
+
+    /** Waits until the provider's hand-off channel is subscribed: a hand-off published from now on reaches it. */
+    static void awaitListening(RedisLockProvider provider) {
+        await("the provider's hand-off channel subscribed").atMost(Duration.ofSeconds(10))
+                .until(() -> SharedRedis.subscribers(provider.handOffChannel()) == 1L);
     }
 
     /** An expiring key publishes nothing: the waiter's re-check, bounded by the holder's remaining lease, finds it free. */
@@ -356,73 +362,6 @@ class RedisLockProviderTest {
                 locks.acquire("own-client").close();
             }
             assertThat(own.ping()).isEqualTo("PONG");
-        }
-    }
-
-    /** Passes everything to a real provider, recording its attempts and the release hints it delivers. */
-    private static final class ObservedProvider extends ForwardingProvider {
-        private final AtomicInteger hints = new AtomicInteger();
-        /** When the last hint was delivered to the core (its callback returned). */
-        private volatile long lastHintDelivered = System.nanoTime();
-        private volatile long previousAttemptStarted;
-        private final List<Long> attemptStarts = new CopyOnWriteArrayList<>();
-        private final AtomicReference<Armed> inUnwokenMiss = new AtomicReference<>();
-
-        /** A release to run inside a miss, once the subscription made after {@code hintsBefore} is confirmed. */
-        private record Armed(int hintsBefore, Runnable release) {
-        }
-
-        ObservedProvider(RedisLockProvider delegate) {
-            super(delegate);
-        }
-
-        int hints() {
-            return hints.get();
-        }
-
-        /**
-         * Releases {@code held} inside a miss of the waiter that starts next, once nothing can have woken it: its
-         * subscription's confirmation was delivered, and its previous attempt started after the last hint, so no
-         * wake-up is pending when the miss answers. Call before the waiter starts.
-         *
-         * @return when that miss answered (System.nanoTime)
-         */
-        CompletableFuture<Long> releaseInsideAnUnwokenMiss(LockHandle held) {
-            CompletableFuture<Long> answered = new CompletableFuture<>();
-            previousAttemptStarted = 0;
-            inUnwokenMiss.set(new Armed(hints.get(), () -> {
-                held.release();
-                answered.complete(System.nanoTime());
-            }));
-            return answered;
-        }
-
-        long firstAttemptAfter(long nanos) {
-            return attemptStarts.stream().filter(t -> t - nanos > 0).findFirst().orElseThrow();
-        }
-
-        @Override
-        public Attempt tryAcquire(LockRequest request) {
-            long start = System.nanoTime();
-            long previous = previousAttemptStarted;
-            previousAttemptStarted = start;
-            attemptStarts.add(start);
-            Attempt attempt = delegate.tryAcquire(request);
-            Armed armed = inUnwokenMiss.get();
-            if (!attempt.isGranted() && armed != null && hints.get() > armed.hintsBefore()
-                    && previous != 0 && previous - lastHintDelivered > 0 && inUnwokenMiss.compareAndSet(armed, null)) {
-                armed.release().run();
-            }
-            return attempt;
-        }
-
-        @Override
-        public Optional<AutoCloseable> subscribe(String name, Runnable onRelease) {
-            return delegate.subscribe(name, () -> {
-                onRelease.run();
-                lastHintDelivered = System.nanoTime();
-                hints.incrementAndGet();
-            });
         }
     }
 }

@@ -1,0 +1,62 @@
+-- Shared by the scripts that grant a lock or change its queue of waiters; LuaScript puts it before each of them.
+-- A lock's waiters: KEYS[3] a list of their claims, first come first; KEYS[4] a hash from claim to
+-- "<place expires, server ms> <lease ms> <channel of the waiter's provider>". A place lasts until its waiter
+-- refreshes it again or gives up; a waiter that died is dropped once its place expired. Both keys expire with the
+-- last place, so a name nobody waits for leaves nothing behind.
+
+local function claim_of(value)
+  return string.match(value, '^%d+ %d+ (.*)$')
+end
+
+local function now_micros()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+
+-- Gives the lock to a claim, with the fencing token max(last token + 1, server time in microseconds): it grows
+-- across holders and keeps growing when a server without persistence restarts with an empty counter (one key per
+-- prefix). Returns the lock's value, "<token> <since ms> <claim>".
+local function grant(lock_key, fence_key, claim, lease_ms, micros)
+  local token = math.max(tonumber(redis.call('GET', fence_key) or 0) + 1, micros)
+  local value = string.format('%.0f %.0f ', token, math.floor(micros / 1000)) .. claim
+  redis.call('SET', lock_key, value, 'PX', lease_ms)
+  redis.call('SET', fence_key, string.format('%.0f', token))
+  return value
+end
+
+local function leave_queue(queue_key, waiters_key, claim)
+  redis.call('LREM', queue_key, 1, claim)
+  redis.call('HDEL', waiters_key, claim)
+end
+
+-- Drops the waiters at the head of the queue whose place expired; returns the first live one's claim and entry.
+local function live_head(queue_key, waiters_key, now_ms)
+  while true do
+    local head = redis.call('LINDEX', queue_key, 0)
+    if not head then
+      return nil
+    end
+    local entry = redis.call('HGET', waiters_key, head)
+    if entry and tonumber(string.match(entry, '^(%d+) ')) > now_ms then
+      return head, entry
+    end
+    redis.call('LPOP', queue_key)
+    redis.call('HDEL', waiters_key, head)
+  end
+end
+
+-- If the lock is free, grants it to the first live waiter, with that waiter's lease, and publishes the lock's value
+-- on that waiter's channel only. The waiter holds the lock from here on, whether or not the message reaches it.
+local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros)
+  if redis.call('EXISTS', lock_key) == 1 then
+    return
+  end
+  local head, entry = live_head(queue_key, waiters_key, math.floor(micros / 1000))
+  if not head then
+    return
+  end
+  local lease, channel = string.match(entry, '^%d+ (%d+) (.+)$')
+  leave_queue(queue_key, waiters_key, head)
+  redis.call('PUBLISH', channel, grant(lock_key, fence_key, head, lease, micros))
+end
+

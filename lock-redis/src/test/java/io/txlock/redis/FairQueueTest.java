@@ -1,0 +1,255 @@
+package io.txlock.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.txlock.LockHandle;
+import io.txlock.LockInterruptedException;
+import io.txlock.LockManager;
+import io.txlock.LockOptions;
+import io.txlock.LockScope;
+import io.txlock.spi.TransactionSupport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * The fair queue of a single master, on the shared Redis: several managers, each over a provider of its own as
+ * separate JVMs would be, and child JVMs queue for one name. Grants go in the order the waiters queued, and a
+ * waiter that gives up, is closed or dies leaves the queue: at once, or once its place expires.
+ */
+class FairQueueTest {
+
+    private static final String PREFIX = SharedRedis.randomPrefix();
+    private static final LockOptions WAIT = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(60));
+    /** How long a waiter may take to queue, or a granted one to hear of it, on a loaded machine. */
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private static RedisClient redis;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeAll
+    static void connect() {
+        redis = SharedRedis.client();
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        SharedRedis.deleteKeys(redis, PREFIX);
+        redis.close();
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    private LockManager manager() {
+        LockManager m = LockManager.builder(SharedRedis.provider(PREFIX)).transactions(TransactionSupport.none()).build();
+        toClose.add(m);
+        return m;
+    }
+
+    /** @return the claims queued for {@code name}, first come first */
+    private static List<String> queue(String name) {
+        return redis.lrange(PREFIX + "queue:" + name, 0, -1);
+    }
+
+    private static void awaitQueued(String name, int waiters) {
+        await("waiters queued for '" + name + "'").atMost(PATIENCE).until(() -> queue(name).size() == waiters);
+    }
+
+    /** A waiter on a thread of its own; the future completes with its grant's token once it has released it. */
+    private static CompletableFuture<Long> waitOnThread(LockManager locks, String name, List<Integer> order, int who) {
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try (LockHandle handle = locks.acquire(name, WAIT)) {
+                order.add(who);
+                done.complete(handle.fencingToken());
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, "waiter-" + who);
+        thread.start();
+        return done;
+    }
+
+    @Test
+    void grantsGoToManagersInTheOrderTheyQueued() throws Exception {
+        String name = "fifo";
+        LockHandle held = manager().acquire(name, WAIT);
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<Long>> waiters = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            waiters.add(waitOnThread(manager(), name, order, i));
+            awaitQueued(name, i + 1);
+        }
+        held.release();
+
+        long previous = held.fencingToken();
+        for (CompletableFuture<Long> waiter : waiters) {
+            long token = waiter.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertThat(token).isGreaterThan(previous);
+            previous = token;
+        }
+        assertThat(order).as("grant order").containsExactly(0, 1, 2, 3, 4, 5);
+        assertThat(queue(name)).isEmpty();
+        assertThat(redis.exists(PREFIX + "waiters:" + name)).as("no place left behind").isFalse();
+    }
+
+    @Test
+    void grantsGoToChildJvmsAndThisOneInTheOrderTheyQueued() throws Exception {
+        String name = "fifo-jvms";
+        String config = RedisProviderFactory.config(List.of(SharedRedis.address()), PREFIX);
+        LockHandle held = manager().acquire(name, WAIT);
+        try (ChildProcess first = ChildProcess.start(OneGrantProcess.class, RedisProviderFactory.class.getName(), config, name)) {
+            first.expect("STARTED", ChildProcess.START);
+            awaitQueuedPatiently(name, 1);
+            try (ChildProcess second = ChildProcess.start(OneGrantProcess.class, RedisProviderFactory.class.getName(), config, name)) {
+                second.expect("STARTED", ChildProcess.START);
+                awaitQueuedPatiently(name, 2);
+                grantedInTheOrderTheyQueued(name, held, first, second);
+            }
+        }
+    }
+
+    /** This JVM queues third; the holder releases; the tokens show the order of the grants. */
+    private void grantedInTheOrderTheyQueued(String name, LockHandle held, ChildProcess first, ChildProcess second) throws Exception {
+        CompletableFuture<Long> last = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 2);
+        awaitQueued(name, 3);
+        held.release();
+
+        long firstToken = Long.parseLong(first.expect("GOT ", PATIENCE));
+        long secondToken = Long.parseLong(second.expect("GOT ", PATIENCE));
+        long lastToken = last.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(firstToken).as("first child").isGreaterThan(held.fencingToken());
+        assertThat(secondToken).as("second child, granted after the first").isGreaterThan(firstToken);
+        assertThat(lastToken).as("this JVM, granted last").isGreaterThan(secondToken);
+    }
+
+    /** A child JVM may start slowly; once it printed STARTED it queues within the usual patience. */
+    private static void awaitQueuedPatiently(String name, int waiters) {
+        await("waiters queued for '" + name + "'").atMost(ChildProcess.START).until(() -> queue(name).size() == waiters);
+    }
+
+    @Test
+    void anInterruptedWaiterLeavesTheQueueBeforeItsAcquireReturns() throws Exception {
+        String name = "interrupted";
+        LockHandle held = manager().acquire(name, WAIT);
+        LockManager leaving = manager();
+        CompletableFuture<Thread> leavingThread = new CompletableFuture<>();
+        CompletableFuture<Throwable> leavingOutcome = new CompletableFuture<>();
+        new Thread(() -> {
+            leavingThread.complete(Thread.currentThread());
+            try {
+                leaving.acquire(name, WAIT).release();
+                leavingOutcome.complete(null);
+            } catch (Throwable e) {
+                leavingOutcome.complete(e);
+            }
+        }, "interrupted-waiter").start();
+        awaitQueued(name, 1);
+        String leavingClaim = queue(name).get(0);
+        CompletableFuture<Long> staying = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
+        awaitQueued(name, 2);
+
+        leavingThread.get().interrupt();
+        assertThat(leavingOutcome.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
+        assertThat(queue(name)).as("the queue as soon as the interrupted acquire returned").hasSize(1).doesNotContain(leavingClaim);
+
+        held.release();
+        assertThat(staying.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+    }
+
+    @Test
+    void aClosedManagersWaiterLeavesTheQueueAndTheNextIsServed() throws Exception {
+        String name = "closed";
+        LockHandle held = manager().acquire(name, WAIT);
+        LockManager closing = LockManager.builder(SharedRedis.provider(PREFIX)).transactions(TransactionSupport.none()).build();
+        CompletableFuture<Long> closed = waitOnThread(closing, name, new CopyOnWriteArrayList<>(), 0);
+        awaitQueued(name, 1);
+        CompletableFuture<Long> next = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
+        awaitQueued(name, 2);
+
+        closing.close();
+        ExecutionException stopped = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                () -> closed.get(PATIENCE.toSeconds(), TimeUnit.SECONDS));
+        assertThat(stopped.getCause()).isInstanceOf(IllegalStateException.class);
+        assertThat(queue(name)).as("the queue once the closed manager's waiter returned").hasSize(1);
+
+        held.release();
+        assertThat(next.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+    }
+
+    /**
+     * A waiter JVM killed with {@code kill -9}: its place expires and the release after that passes over it. The
+     * dead child asked for a lease of 10 minutes, so a lock handed to it would not come back within this test.
+     */
+    @Test
+    void aKilledWaitersPlaceExpiresAndTheQueueMovesOnWithoutIt() throws Exception {
+        String name = "killed";
+        String config = RedisProviderFactory.config(List.of(SharedRedis.address()), PREFIX);
+        LockHandle held = manager().acquire(name, WAIT);
+        try (ChildProcess child = ChildProcess.start(LockHolderProcess.class, RedisProviderFactory.class.getName(), config, name,
+                Long.toString(Duration.ofMinutes(10).toMillis()))) {
+            awaitQueuedPatiently(name, 1);
+            String childClaim = queue(name).get(0);
+            CompletableFuture<Long> next = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
+            awaitQueued(name, 2);
+
+            child.kill();
+            await("the dead child's place expired").atMost(PATIENCE).until(() -> placeExpired(name, childClaim));
+            held.release();
+            assertThat(next.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+            assertThat(queue(name)).as("the dead child's place was dropped").isEmpty();
+        }
+    }
+
+    /**
+     * A waiter JVM killed just before its turn, its place still live: the release hands it the lock, as ZooKeeper
+     * and etcd do to a dead waiter whose session or lease has not run out; the lock comes back when the lease the
+     * dead waiter asked for runs out, with a higher token.
+     */
+    @Test
+    void aWaiterKilledJustBeforeItsTurnHoldsTheLockOnlyForItsLease() throws Exception {
+        String name = "killed-at-its-turn";
+        String config = RedisProviderFactory.config(List.of(SharedRedis.address()), PREFIX);
+        LockHandle held = manager().acquire(name, WAIT);
+        try (ChildProcess child = ChildProcess.start(LockHolderProcess.class, RedisProviderFactory.class.getName(), config, name,
+                Long.toString(Duration.ofSeconds(1).toMillis()))) {
+            awaitQueuedPatiently(name, 1);
+            CompletableFuture<Long> next = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
+            awaitQueued(name, 2);
+
+            child.kill();
+            held.release();
+            assertThat(next.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+        }
+    }
+
+    /** @return whether the waiter's place in the queue expired by the server's clock (or is gone) */
+    private static boolean placeExpired(String name, String claim) {
+        String entry = redis.hget(PREFIX + "waiters:" + name, claim);
+        if (entry == null) {
+            return true;
+        }
+        List<String> time;
+        try (Jedis jedis = new Jedis(SharedRedis.address(), SharedRedis.config())) {
+            time = jedis.time();
+        }
+        long nowMillis = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        return Long.parseLong(entry.substring(0, entry.indexOf(' '))) < nowMillis;
+    }
+}
