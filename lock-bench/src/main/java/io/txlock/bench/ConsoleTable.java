@@ -78,7 +78,7 @@ final class ConsoleTable {
                     + " handoff p99: lower)");
             for (PeerComparison.Line l : peers) {
                 out.println("  " + pad(l.backend() + " " + l.scenario(), 22) + pad(l.strategy(), 20) + pad(l.formatTxlock(), 10)
-                        + "/ " + pad(l.peer(), 18) + pad(l.formatPeer(), 10) + Target.format(l.ratio()));
+                        + "/ " + pad(l.peer(), 18) + pad(l.formatPeer(), 10) + l.formatRatio());
             }
         }
         for (ScenarioResult r : report.results()) {

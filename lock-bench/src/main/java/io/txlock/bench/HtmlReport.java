@@ -131,7 +131,7 @@ final class HtmlReport {
             cell(h, l.formatTxlock());
             h.append("<td>").append(escape(l.peer())).append("</td>");
             cell(h, l.formatPeer());
-            cell(h, Target.format(l.ratio()));
+            cell(h, l.formatRatio());
             h.append("</tr>");
         }
         h.append("</table>");

@@ -99,6 +99,11 @@ final class PeerComparison {
             return handoff() ? Format.latency(txlock) : Format.rate(txlock);
         }
 
+        /** @return the ratio as the report shows it: "0.42x", or "not measured" */
+        String formatRatio() {
+            return Double.isNaN(ratio) ? "not measured" : Target.format(ratio);
+        }
+
         /** @return the peer's figure as the report shows it */
         String formatPeer() {
             return handoff() ? Format.latency(peerValue) : Format.rate(peerValue);
