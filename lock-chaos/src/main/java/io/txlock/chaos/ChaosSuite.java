@@ -1,5 +1,7 @@
 package io.txlock.chaos;
 
+import io.txlock.servers.Os;
+import io.txlock.servers.PrivatePostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

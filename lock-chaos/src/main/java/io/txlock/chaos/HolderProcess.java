@@ -1,5 +1,6 @@
 package io.txlock.chaos;
 
+import io.txlock.servers.Os;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

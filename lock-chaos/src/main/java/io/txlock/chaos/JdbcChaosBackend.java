@@ -6,7 +6,9 @@ import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
 import io.txlock.jdbc.JdbcLockSchema;
+import io.txlock.servers.PrivateServer;
 import io.txlock.spi.LockProvider;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -19,6 +21,7 @@ abstract class JdbcChaosBackend implements ChaosBackend {
 
     static final String TABLE = "chaos_lock";
 
+    private PrivateServer server;
     private boolean tableCreated;
 
     /** @return the dialect of the server */
@@ -27,8 +30,16 @@ abstract class JdbcChaosBackend implements ChaosBackend {
     /** @return the JDBC URL of the database the lock table lives in, on the running private server */
     abstract String jdbcUrl() throws Exception;
 
-    /** @return the running private server */
-    abstract ServerProcess server();
+    /**
+     * @param dir where its data lives
+     * @return the started private server, with the database {@link #jdbcUrl()} names
+     */
+    abstract PrivateServer launch(Path dir) throws Exception;
+
+    @Override
+    public void start(Path dir) throws Exception {
+        server = launch(dir);
+    }
 
     @Override
     public List<String> strategies() {
@@ -74,11 +85,7 @@ abstract class JdbcChaosBackend implements ChaosBackend {
 
     @Override
     public String inject(FaultKind fault, Duration lease) throws InterruptedException {
-        switch (fault) {
-            case RESTART_SERVER -> server().restart();
-            case PAUSE_SERVER -> server().pause(lease.multipliedBy(3).dividedBy(2));
-            default -> throw new IllegalArgumentException(name() + " has no fault " + fault);
-        }
+        ServerFaults.inject(server.process(), fault, lease);
         return name();
     }
 
@@ -95,5 +102,12 @@ abstract class JdbcChaosBackend implements ChaosBackend {
     @Override
     public Duration exclusionGapAfterBackendFault(String strategy, Duration lease) {
         return pausedHolderKeepsLock(strategy) ? lease : Duration.ZERO;
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
     }
 }

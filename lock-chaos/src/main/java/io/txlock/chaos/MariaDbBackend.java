@@ -1,6 +1,8 @@
 package io.txlock.chaos;
 
 import io.txlock.jdbc.JdbcDialect;
+import io.txlock.servers.PrivateMariaDb;
+import io.txlock.servers.PrivateServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -28,27 +30,16 @@ final class MariaDbBackend extends JdbcChaosBackend {
     }
 
     @Override
-    public void start(Path dir) throws Exception {
+    PrivateServer launch(Path dir) throws Exception {
         server = PrivateMariaDb.start(dir);
         try (Connection c = DriverManager.getConnection(server.url("")); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE + " CHARACTER SET utf8mb4");
         }
+        return server;
     }
 
     @Override
     String jdbcUrl() {
         return server.url(DATABASE);
-    }
-
-    @Override
-    ServerProcess server() {
-        return server.process();
-    }
-
-    @Override
-    public void close() {
-        if (server != null) {
-            server.close();
-        }
     }
 }

@@ -1,6 +1,8 @@
 package io.txlock.chaos;
 
 import io.txlock.jdbc.JdbcDialect;
+import io.txlock.servers.PrivatePostgres;
+import io.txlock.servers.PrivateServer;
 import java.nio.file.Path;
 
 /** PostgreSQL: a private cluster, crashed by an immediate shutdown and started again. */
@@ -23,24 +25,13 @@ final class PostgresBackend extends JdbcChaosBackend {
     }
 
     @Override
-    public void start(Path dir) throws Exception {
+    PrivateServer launch(Path dir) throws Exception {
         server = PrivatePostgres.start(dir);
+        return server;
     }
 
     @Override
     String jdbcUrl() {
         return server.url();
-    }
-
-    @Override
-    ServerProcess server() {
-        return server.process();
-    }
-
-    @Override
-    public void close() {
-        if (server != null) {
-            server.close();
-        }
     }
 }

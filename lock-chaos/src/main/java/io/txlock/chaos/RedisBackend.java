@@ -1,14 +1,14 @@
 package io.txlock.chaos;
 
 import io.txlock.redis.RedisLockProvider;
+import io.txlock.servers.Os;
+import io.txlock.servers.PrivateRedis;
 import io.txlock.spi.LockProvider;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 
 /**
@@ -18,7 +18,7 @@ import redis.clients.jedis.JedisClientConfig;
 final class RedisBackend implements ChaosBackend {
 
     private int port;
-    private ServerProcess server;
+    private PrivateRedis server;
 
     /** For {@link Backends} and holder JVMs. */
     RedisBackend() {
@@ -36,17 +36,8 @@ final class RedisBackend implements ChaosBackend {
 
     @Override
     public void start(Path dir) throws Exception {
-        Files.createDirectories(dir);
-        port = Os.freePort();
-        HostAndPort address = new HostAndPort("127.0.0.1", port);
-        server = new ServerProcess("redis-server on port " + port, List.of("redis-server", "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-                "--dir", dir.toAbsolutePath().toString()), dir.resolve("redis.log"), () -> {
-                    try (Jedis jedis = new Jedis(address, clientConfig())) {
-                        return "PONG".equals(jedis.ping());
-                    }
-                }, "KILL");
-        server.start();
+        server = PrivateRedis.start(dir);
+        port = server.port();
     }
 
     private static JedisClientConfig clientConfig() {
@@ -71,11 +62,7 @@ final class RedisBackend implements ChaosBackend {
 
     @Override
     public String inject(FaultKind fault, Duration lease) throws InterruptedException {
-        switch (fault) {
-            case RESTART_SERVER -> server.restart();
-            case PAUSE_SERVER -> server.pause(lease.multipliedBy(3).dividedBy(2));
-            default -> throw new IllegalArgumentException("redis has no fault " + fault);
-        }
+        ServerFaults.inject(server.process(), fault, lease);
         return "port " + port;
     }
 

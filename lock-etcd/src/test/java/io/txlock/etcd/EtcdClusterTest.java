@@ -8,6 +8,7 @@ import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.LockTimeoutException;
+import io.txlock.servers.ServerProcess;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,11 +76,11 @@ class EtcdClusterTest {
         }
         try {
             awaitMoreSections(completed, "before the leader is killed");
-            EtcdCluster.Member leader = etcd.leader();
-            leader.kill();
+            ServerProcess leader = etcd.leader();
+            leader.crash();
             awaitMoreSections(completed, "after " + leader + " was killed");
             leader.launch();
-            leader.awaitHealthy();
+            leader.awaitReady();
             awaitMoreSections(completed, "after " + leader + " was started again");
         } finally {
             running.set(false);

@@ -9,6 +9,7 @@ import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
+import io.txlock.servers.ServerProcess;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
 import java.util.UUID;
@@ -51,8 +52,8 @@ class EtcdDownTest {
         LockHandle held = holder.acquire("down", LockOptions.defaults().withScope(LockScope.LEASE).withLease(LEASE));
         CountDownLatch lost = new CountDownLatch(1);
         held.onLost(lost::countDown);
-        EtcdCluster.Member member = etcd.members().get(0);
-        member.kill();
+        ServerProcess member = etcd.members().get(0);
+        member.crash();
 
         assertThat(lost.await(LEASE.toSeconds() + 30, TimeUnit.SECONDS)).as("onLost after etcd went away").isTrue();
         assertThat(held.isValid()).isFalse();
@@ -62,7 +63,7 @@ class EtcdDownTest {
         assertThatThrownBy(() -> other.inspect("down")).isInstanceOf(LockBackendException.class);
 
         member.launch();
-        member.awaitHealthy();
+        member.awaitReady();
         LockHandle next = await().atMost(Duration.ofSeconds(60)).ignoreExceptionsInstanceOf(LockBackendException.class)
                 .until(() -> other.acquire("down", LockOptions.defaults().withWait(Duration.ofSeconds(30))), h -> h != null);
         assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());

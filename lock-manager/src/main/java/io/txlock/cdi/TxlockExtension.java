@@ -3,6 +3,7 @@ package io.txlock.cdi;
 import io.txlock.LockManager;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.AfterTypeDiscovery;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.AnnotatedType;
 import jakarta.enterprise.inject.spi.BeanManager;
@@ -14,10 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * txlock's CDI extension, found through {@code META-INF/services}: it enables {@link LockedInterceptor} in every
- * application that has the library, and checks every {@link Locked} annotation at deployment, so that a bad name
- * template, a bad duration or a missing {@link LockManager} bean stops the deployment with a message that says
- * what to fix, instead of failing the first call.
+ * txlock's CDI extension, found through {@code META-INF/services}: it checks every {@link Locked} annotation at
+ * deployment, so that a bad name template, a bad duration or a missing {@link LockManager} bean stops the
+ * deployment with a message that says what to fix, instead of failing the first call, and it enables
+ * {@link LockedInterceptor} only in an application one of whose types uses {@link Locked}. An application that
+ * does not use {@code @Locked} gets no enabled interceptor and no check from it, and needs no {@link LockManager}.
  */
 public class TxlockExtension implements Extension {
 
@@ -26,6 +28,12 @@ public class TxlockExtension implements Extension {
 
     void registerInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
         event.addAnnotatedType(beanManager.createAnnotatedType(LockedInterceptor.class), LockedInterceptor.class.getName());
+    }
+
+    void disableInterceptorWhereUnused(@Observes AfterTypeDiscovery event) {
+        if (lockedElements.isEmpty()) {
+            event.getInterceptors().remove(LockedInterceptor.class);
+        }
     }
 
     <T> void checkTemplates(@Observes @WithAnnotations(Locked.class) ProcessAnnotatedType<T> event) {

@@ -10,7 +10,10 @@ import io.txlock.LockNotHeldException;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
+import io.txlock.servers.PrivatePostgres;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +34,8 @@ class PostgresRestartTest {
     @Test
     @Timeout(180)
     void aSelectForUpdateHolderLearnsOfADatabaseCrashWithinAThirdOfItsLease() throws Exception {
-        try (PrivatePostgres server = PrivatePostgres.start();
+        try (PrivatePostgres server = PrivatePostgres.start(
+                Path.of("target", "private-postgres", UUID.randomUUID().toString()));
                 HikariDataSource pool = TestDatabase.pool(server.url(), "postgres", 8)) {
             JdbcLockSchema.create(pool, JdbcDialect.POSTGRESQL, "method_lock");
             try (LockManager holder = manager(pool); LockManager next = manager(pool)) {
@@ -43,7 +47,7 @@ class PostgresRestartTest {
                     lost.countDown();
                 });
                 long crashed = System.nanoTime();
-                server.crashAndRestart();
+                server.process().restart();
                 long restarted = System.nanoTime();
                 LockHandle taken = next.acquire("restart", LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(60)));
                 long grantedAgain = System.nanoTime();

@@ -1,39 +1,28 @@
 package io.txlock.redis;
 
-import static org.awaitility.Awaitility.await;
-
+import io.txlock.servers.Os;
+import io.txlock.servers.PrivateRedis;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.UUID;
-import java.util.stream.Stream;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 
 /**
- * A private {@code redis-server} process on a free port, with its own directory under target/, no persistence:
- * for tests that kill, restart or configure a server. Never the shared one.
+ * A private {@code redis-server} ({@link PrivateRedis}) with its own directory under target/, no persistence: for
+ * tests that kill, restart or configure a server. Never the shared one.
  */
 final class RedisServer implements AutoCloseable {
 
-    private final int port;
+    private final PrivateRedis redis;
     private final Path dir;
-    private final List<String> extraArgs;
-    private final JedisClientConfig pingConfig;
-    private Process process;
 
-    private RedisServer(int port, Path dir, List<String> extraArgs, JedisClientConfig pingConfig) {
-        this.port = port;
+    private RedisServer(PrivateRedis redis, Path dir) {
+        this.redis = redis;
         this.dir = dir;
-        this.extraArgs = extraArgs;
-        this.pingConfig = pingConfig;
     }
 
     static RedisServer start(String... extraArgs) {
@@ -42,79 +31,47 @@ final class RedisServer implements AutoCloseable {
 
     /**
      * @param pingConfig how to reach the server to see that it is up (password, TLS)
-     * @param extraArgs more {@code redis-server} options
+     * @param extraArgs more {@code redis-server} options; {@code {port}} stands for its port
      */
     static RedisServer start(JedisClientConfig pingConfig, String... extraArgs) {
+        Path dir = SharedRedis.buildDir().resolve("redis-servers").resolve(UUID.randomUUID().toString().substring(0, 8));
         try {
-            Path dir = Files.createDirectories(SharedRedis.buildDir().resolve("redis-servers")
-                    .resolve(UUID.randomUUID().toString().substring(0, 8)));
-            RedisServer server = new RedisServer(SharedRedis.freePort(), dir, List.of(extraArgs), pingConfig);
-            server.restart();
-            return server;
+            return new RedisServer(PrivateRedis.start(dir, port -> () -> {
+                try (Jedis jedis = new Jedis(new HostAndPort("127.0.0.1", port), pingConfig)) {
+                    return "PONG".equals(jedis.ping());
+                }
+            }, extraArgs), dir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     int port() {
-        return port;
+        return redis.port();
     }
 
     HostAndPort address() {
-        return new HostAndPort("127.0.0.1", port);
+        return new HostAndPort("127.0.0.1", redis.port());
     }
 
-    /** Starts the server (again) on its port, and returns when it answers PING. */
+    /** Starts the server again on its port (killing it first if it runs), and returns when it answers PING. */
     void restart() {
-        List<String> command = new ArrayList<>(List.of("redis-server", "--bind", "127.0.0.1", "--save", "",
-                "--appendonly", "no", "--daemonize", "no", "--dir", dir.toAbsolutePath().toString()));
-        boolean tls = extraArgs.contains("--tls-port");
-        if (!tls) {
-            command.addAll(List.of("--port", Integer.toString(port)));
-        } else {
-            command.addAll(List.of("--port", "0"));
-        }
-        extraArgs.forEach(a -> command.add(a.equals("{port}") ? Integer.toString(port) : a));
-        try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile())).start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start redis-server: is it installed?", e);
-        }
-        Process started = process;
-        await("redis-server on port " + port).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                .failFast("redis-server exited: see " + dir.resolve("redis.log"), () -> !started.isAlive())
-                .ignoreExceptions().until(() -> {
-                    try (Jedis jedis = new Jedis(address(), pingConfig)) {
-                        return "PONG".equals(jedis.ping());
-                    }
-                });
+        redis.process().restart();
     }
 
     /** kill -9: the server loses everything it held in memory. */
     void kill() {
-        if (process != null) {
-            process.destroyForcibly();
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        redis.process().crash();
     }
 
     @Override
     public void close() {
-        kill();
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // left under target/, removed by mvn clean
-        }
+        redis.close();
+        Os.deleteTree(dir);
     }
 
     @Override
     public String toString() {
-        return "redis-server on port " + port;
+        return redis.toString();
     }
 }

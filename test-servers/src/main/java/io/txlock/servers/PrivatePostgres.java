@@ -1,4 +1,4 @@
-package io.txlock.chaos;
+package io.txlock.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A PostgreSQL cluster of the suite's own: {@code initdb} under target/, {@code postgres} on a free loopback port
- * with its socket in its data directory (run as the {@code postgres} user when the build runs as root). A crash
+ * A PostgreSQL cluster of a test's own: {@code initdb} under target/, {@code postgres} on a free loopback port and
+ * no Unix socket (its path could be too long), run as the {@code postgres} user when the build runs as root. A crash
  * is an immediate shutdown ({@code SIGQUIT} to the postmaster): connections drop at once, the next start recovers.
  */
-final class PrivatePostgres implements AutoCloseable {
+public final class PrivatePostgres implements PrivateServer {
 
     private final int port;
     private final ServerProcess server;
@@ -29,14 +29,17 @@ final class PrivatePostgres implements AutoCloseable {
     }
 
     /**
-     * @param wanted where the cluster should live; when the build runs as root and the {@code postgres} user cannot
+     * @param where where the cluster should live; when the build runs as root and the {@code postgres} user cannot
      *     reach it (a checkout under /root), a fresh directory under the system's temporary directory instead
+     * @return the started server
+     * @throws IOException if its directories cannot be made
      */
-    static PrivatePostgres start(Path wanted) throws IOException {
+    public static PrivatePostgres start(Path where) throws IOException {
+        Path wanted = where.toAbsolutePath();
         Path bin = binDir();
         Files.createDirectories(wanted);
         Path dir = Os.root() && !Os.reachableByOthers(wanted)
-                ? Files.createTempDirectory("txlock-chaos-postgresql-") : wanted;
+                ? Files.createTempDirectory("txlock-postgresql-") : wanted;
         if (!dir.equals(wanted)) {
             Files.writeString(wanted.resolve("MOVED"), "the postgres user cannot reach this directory: the cluster is in " + dir + "\n");
         }
@@ -54,7 +57,7 @@ final class PrivatePostgres implements AutoCloseable {
         int port = Os.freePort();
         List<String> command = new ArrayList<>(asPostgres);
         command.addAll(List.of(bin.resolve("postgres").toString(), "-D", data.toString(), "-p", Integer.toString(port),
-                "-k", data.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+                "-c", "unix_socket_directories=", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
                 "-c", "max_connections=100", "-c", "shared_buffers=16MB"));
         String url = url(port);
         ServerProcess server = new ServerProcess("PostgreSQL on port " + port, command, dir.resolve("postgres.log"), () -> {
@@ -71,11 +74,12 @@ final class PrivatePostgres implements AutoCloseable {
     }
 
     /** @return the JDBC URL of its {@code postgres} database, user {@code postgres} */
-    String url() {
+    public String url() {
         return url(port);
     }
 
-    ServerProcess process() {
+    @Override
+    public ServerProcess process() {
         return server;
     }
 
@@ -88,14 +92,14 @@ final class PrivatePostgres implements AutoCloseable {
     }
 
     private static Path binDir() throws IOException {
-        String given = System.getProperty("chaos.postgresql.bin");
+        String given = System.getProperty("txlock.postgresql.bin");
         if (given != null) {
             return Path.of(given);
         }
         Path root = Path.of("/usr/lib/postgresql");
         if (!Files.isDirectory(root)) {
             throw new IllegalStateException("PostgreSQL server binaries not found under " + root
-                    + ": install postgresql or give -Dchaos.postgresql.bin=<dir with initdb and postgres>");
+                    + ": install postgresql or give -Dtxlock.postgresql.bin=<dir with initdb and postgres>");
         }
         try (Stream<Path> versions = Files.list(root)) {
             return versions.filter(v -> Files.isExecutable(v.resolve("bin/postgres")))

@@ -1,4 +1,4 @@
-package io.txlock.chaos;
+package io.txlock.servers;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,10 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A MariaDB server of the suite's own: {@code mariadb-install-db} under target/, {@code mariadbd} on a free loopback
+ * A MariaDB server of a test's own: {@code mariadb-install-db} under target/, {@code mariadbd} on a free loopback
  * port without grant tables (root, no password). A crash is {@code kill -9}; InnoDB recovers on the next start.
  */
-final class PrivateMariaDb implements AutoCloseable {
+public final class PrivateMariaDb implements PrivateServer {
 
     private final int port;
     private final ServerProcess server;
@@ -21,7 +21,13 @@ final class PrivateMariaDb implements AutoCloseable {
         this.server = server;
     }
 
-    static PrivateMariaDb start(Path dir) throws Exception {
+    /**
+     * @param where where its data and log live
+     * @return the started server
+     * @throws Exception if it cannot be installed or started
+     */
+    public static PrivateMariaDb start(Path where) throws Exception {
+        Path dir = where.toAbsolutePath();
         Files.createDirectories(dir);
         Path data = dir.resolve("data");
         List<String> asRoot = Os.root() ? List.of("--user=root") : List.of();
@@ -55,11 +61,12 @@ final class PrivateMariaDb implements AutoCloseable {
      * @param database the database, or empty for none
      * @return its JDBC URL, user root without password
      */
-    String url(String database) {
+    public String url(String database) {
         return url(port, database);
     }
 
-    ServerProcess process() {
+    @Override
+    public ServerProcess process() {
         return server;
     }
 

@@ -1,4 +1,4 @@
-package io.txlock.chaos;
+package io.txlock.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,14 +13,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-/** Processes, signals and ports: what the controller needs from the operating system. */
-final class Os {
+/** Processes, signals, ports and directories: what the private servers and their tests need from the operating system. */
+public final class Os {
 
     private Os() {
     }
 
     /** @return a loopback port that was free a moment ago */
-    static int freePort() {
+    public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             socket.setReuseAddress(true);
             return socket.getLocalPort();
@@ -32,15 +32,15 @@ final class Os {
     /**
      * Sends a signal with {@code kill}: Java has no API for SIGSTOP, SIGCONT or SIGQUIT.
      *
-     * @param pid the process, which this suite started
+     * @param pid the process, which the caller started
      * @param signal the signal's name without SIG, e.g. {@code STOP}
      */
-    static void signal(long pid, String signal) {
+    public static void signal(long pid, String signal) {
         run(List.of("kill", "-" + signal, Long.toString(pid)));
     }
 
     /** @return whether this JVM runs as root, where PostgreSQL must be started as another user */
-    static boolean root() {
+    public static boolean root() {
         return "root".equals(System.getProperty("user.name"));
     }
 
@@ -48,7 +48,7 @@ final class Os {
      * @param command the command, which must succeed
      * @return its output
      */
-    static String run(List<String> command) {
+    public static String run(List<String> command) {
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -65,8 +65,13 @@ final class Os {
         }
     }
 
-    /** Makes {@code dir} and everything below it belong to {@code user}. */
-    static void chown(Path dir, String user) {
+    /**
+     * Makes {@code dir} and everything below it belong to {@code user}.
+     *
+     * @param dir the directory
+     * @param user the new owner
+     */
+    public static void chown(Path dir, String user) {
         try (Stream<Path> files = Files.walk(dir)) {
             UserPrincipalLookupService users = dir.getFileSystem().getUserPrincipalLookupService();
             for (Path p : (Iterable<Path>) files::iterator) {
@@ -84,7 +89,7 @@ final class Os {
      * @param seconds how long it may take
      * @return whether it ended by itself
      */
-    static boolean awaitExit(Process process, long seconds) {
+    public static boolean awaitExit(Process process, long seconds) {
         try {
             if (process.waitFor(seconds, TimeUnit.SECONDS)) {
                 return true;
@@ -99,8 +104,12 @@ final class Os {
         }
     }
 
-    /** @return the last {@code max} characters of a log file, for failure messages */
-    static String tail(Path file, int max) {
+    /**
+     * @param file a log file
+     * @param max how many characters at most
+     * @return the last {@code max} characters of the file, for failure messages
+     */
+    public static String tail(Path file, int max) {
         try {
             String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "(no " + file + ")";
             return text.length() > max ? "…" + text.substring(text.length() - max) : text;
@@ -109,8 +118,11 @@ final class Os {
         }
     }
 
-    /** @return a command prefix that runs a program as {@code user} in the same process (exec, no fork) when root */
-    static List<String> asUser(String user) {
+    /**
+     * @param user the user to run as
+     * @return a command prefix that runs a program as {@code user} in the same process (exec, no fork) when root
+     */
+    public static List<String> asUser(String user) {
         List<String> prefix = new ArrayList<>();
         if (root()) {
             prefix.addAll(List.of("setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "--"));
@@ -118,8 +130,11 @@ final class Os {
         return prefix;
     }
 
-    /** @return whether every directory from the root down to {@code dir} lets other users through */
-    static boolean reachableByOthers(Path dir) {
+    /**
+     * @param dir a directory
+     * @return whether every directory from the root down to {@code dir} lets other users through
+     */
+    public static boolean reachableByOthers(Path dir) {
         try {
             for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
                 if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
@@ -132,8 +147,12 @@ final class Os {
         }
     }
 
-    /** Deletes a directory of the suite's own (servers' data, histories of an earlier run), if it exists. */
-    static void deleteTree(Path dir) {
+    /**
+     * Deletes a directory of the caller's own (servers' data, results of an earlier run), if it exists.
+     *
+     * @param dir the directory
+     */
+    public static void deleteTree(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }
