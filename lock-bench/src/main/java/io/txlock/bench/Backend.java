@@ -44,6 +44,14 @@ public interface Backend extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * @return what a user would pick instead of txlock on this backend, measured beside it as yardsticks; none by
+     *     default
+     */
+    default List<Peer> peers() {
+        return List.of();
+    }
+
     /** @return what a worker JVM needs to reach this backend's namespace */
     BackendSpec childSpec();
 

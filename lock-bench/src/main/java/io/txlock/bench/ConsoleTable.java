@@ -71,6 +71,16 @@ final class ConsoleTable {
                 }
             }
         }
+        List<PeerComparison.Line> peers = PeerComparison.lines(report.results());
+        if (!peers.isEmpty()) {
+            out.println();
+            out.println("txlock / best peer (best lock strategy against the best peer, same run; throughput: higher is better,"
+                    + " handoff p99: lower)");
+            for (PeerComparison.Line l : peers) {
+                out.println("  " + pad(l.backend() + " " + l.scenario(), 22) + pad(l.strategy(), 20) + pad(l.formatTxlock(), 10)
+                        + "/ " + pad(l.peer(), 18) + pad(l.formatPeer(), 10) + l.formatRatio());
+            }
+        }
         for (ScenarioResult r : report.results()) {
             if (r.kill() != null) {
                 out.println();
@@ -93,6 +103,16 @@ final class ConsoleTable {
                 }
             }
         }
+        noted.clear();
+        for (ScenarioResult r : report.results()) {
+            for (Measurement m : r.peers()) {
+                if (noted.add(m)) {
+                    m.notes().stream().filter(n -> n.startsWith(LockScenario.PEER_VIOLATION)).forEach(n -> out.println("PEER VIOLATION "
+                            + r.backend() + " " + r.scenario() + " " + m.way() + ": " + n.substring(LockScenario.PEER_VIOLATION.length())
+                            + " (the peer's, not txlock's)"));
+                }
+            }
+        }
         for (ScenarioResult r : report.results()) {
             for (String f : r.failures()) {
                 out.println("FAILED " + r.backend() + " " + r.strategy() + " " + r.scenario() + ": " + f);
@@ -105,7 +125,7 @@ final class ConsoleTable {
                         + " a txlock failure)");
             }
         }
-        long sections = report.results().stream().flatMap(r -> r.measurements().stream()).filter(m -> !m.way().equals("seed"))
+        long sections = report.results().stream().flatMap(r -> r.measurements().stream()).filter(m -> m.way().equals("txlock") || m.way().equals("floor"))
                 .mapToLong(m -> m.verdict().sections()).sum();
         if (!report.safe()) {
             out.println("CHECKER FAILED: see above");

@@ -31,6 +31,7 @@ final class HtmlReport {
         json.put("passed", report.passed());
         json.put("checkerPassed", report.safe());
         json.put("report", report);
+        json.put("txlockVsBestPeer", PeerComparison.lines(report.results()));
         Files.writeString(folder.resolve("results.json"), Json.write(json), StandardCharsets.UTF_8);
         Path html = folder.resolve("report.html");
         Files.writeString(html, html(report), StandardCharsets.UTF_8);
@@ -58,6 +59,7 @@ final class HtmlReport {
         }
         h.append("</ul>");
         verdict(h, report);
+        peers(h, report);
         targets(h, report);
         for (Scenario scenario : BenchRun.SCENARIOS) {
             List<ScenarioResult> results = report.results().stream().filter(r -> r.scenario().equals(scenario.id())).toList();
@@ -76,13 +78,20 @@ final class HtmlReport {
         h.append("<div class=\"banner ").append(passed ? "pass" : "fail").append("\"><b>")
                 .append(passed ? "Checker passed" : !report.safe() ? "CHECKER FAILED" : "NOT PASSED: some runs could not be done or proved nothing")
                 .append("</b>: ");
-        long sections = report.results().stream().flatMap(r -> r.measurements().stream()).filter(m -> !m.way().equals("seed"))
-                .mapToLong(m -> m.verdict().sections()).sum();
+        long sections = report.results().stream().flatMap(r -> r.measurements().stream())
+                .filter(m -> m.way().equals("txlock") || m.way().equals("floor")).mapToLong(m -> m.verdict().sections()).sum();
         h.append(String.format(java.util.Locale.ROOT, "%,d", sections)).append(" critical sections of txlock and the raw floors checked");
         List<String> problems = new ArrayList<>(report.errors());
         problems.addAll(report.warmupFailures());
         for (ScenarioResult r : report.results()) {
             r.failures().forEach(f -> problems.add(r.backend() + " " + r.strategy() + " " + r.scenario() + ": " + f));
+        }
+        java.util.Set<String> peerViolations = new java.util.LinkedHashSet<>();
+        for (ScenarioResult r : report.results()) {
+            for (Measurement m : r.peers()) {
+                m.notes().stream().filter(n -> n.startsWith(LockScenario.PEER_VIOLATION)).forEach(n -> peerViolations.add(r.backend()
+                        + " " + r.scenario() + " " + m.way() + ": " + n.substring(LockScenario.PEER_VIOLATION.length())));
+            }
         }
         if (problems.isEmpty()) {
             h.append("; no two holders of a name overlapped, no fencing token went backwards, no update was lost, no order")
@@ -94,12 +103,38 @@ final class HtmlReport {
             problems.forEach(p -> h.append("<li class=\"bad\">").append(escape(p)).append("</li>"));
             h.append("</ul>");
         }
+        if (!peerViolations.isEmpty()) {
+            h.append("<p>Found in peers (theirs, not txlock's):</p><ul>");
+            peerViolations.forEach(p -> h.append("<li class=\"bad\">").append(escape(p)).append("</li>"));
+            h.append("</ul>");
+        }
         for (ScenarioResult r : report.results()) {
             if (r.kill() != null) {
                 h.append("<p><b>kill -9</b> (").append(escape(r.backend() + " " + r.strategy() + " " + r.scenario())).append("): ")
                         .append(escape(r.kill().describe())).append("</p>");
             }
         }
+    }
+
+    private static void peers(StringBuilder h, BenchReport report) {
+        List<PeerComparison.Line> lines = PeerComparison.lines(report.results());
+        if (lines.isEmpty()) {
+            return;
+        }
+        h.append("<h2>txlock / best peer</h2><p>Per backend, txlock's best lock strategy against the best of what a user would")
+                .append(" pick instead, measured in the same run (throughput: higher is better; handoff p99: lower).</p>")
+                .append("<table><tr><th>backend</th><th>scenario</th><th>figure</th><th>txlock strategy</th><th>txlock</th>")
+                .append("<th>best peer</th><th>peer</th><th>txlock / peer</th></tr>");
+        for (PeerComparison.Line l : lines) {
+            h.append("<tr><td>").append(escape(l.backend())).append("</td><td>").append(escape(l.scenario())).append("</td><td>")
+                    .append(escape(l.figure())).append("</td><td>").append(escape(l.strategy())).append("</td>");
+            cell(h, l.formatTxlock());
+            h.append("<td>").append(escape(l.peer())).append("</td>");
+            cell(h, l.formatPeer());
+            cell(h, l.formatRatio());
+            h.append("</tr>");
+        }
+        h.append("</table>");
     }
 
     private static void targets(StringBuilder h, BenchReport report) {

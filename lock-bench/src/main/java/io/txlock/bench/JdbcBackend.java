@@ -51,6 +51,7 @@ final class JdbcBackend implements Backend {
     private HikariDataSource pool;
     private HikariDataSource rowLockPool;
     private org.h2.tools.Server h2Server;
+    private List<Peer> peers;
 
     private JdbcBackend(BackendSpec spec, int poolSize, int rowLockPoolSize, boolean servedToWorkers) throws SQLException {
         this.poolSize = poolSize;
@@ -278,6 +279,15 @@ final class JdbcBackend implements Backend {
     @Override
     public Optional<RawLocks> openRaw(String strategyName) {
         return Optional.of(new JdbcRawLocks(this, strategy(strategyName), pool()));
+    }
+
+    /** ShedLock and Spring Integration's JdbcLockRegistry, on the backend's pool, in tables of their own. */
+    @Override
+    public synchronized List<Peer> peers() {
+        if (peers == null) {
+            peers = List.of(new ShedLockPeer(pool(), dialect), new JdbcLockRegistryPeer(pool(), dialect));
+        }
+        return peers;
     }
 
     @Override

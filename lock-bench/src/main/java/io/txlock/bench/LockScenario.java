@@ -8,7 +8,8 @@ import java.util.Optional;
 
 /**
  * What the lock scenarios (counter, many keys, contention) share: run the workload through txlock (threads or
- * worker JVMs), run the same workload on the backend's raw lock for the floor, check both, compare. In every
+ * worker JVMs), run the same workload on the backend's raw lock for the floor and, where there is a floor, through
+ * the backend's peers (threads, a node each as txlock's), check them all, compare. In every
  * critical section, of txlock and of the floor alike, the holder increments its name's shared counter, read and
  * written back without a lock of its own: a lock that lets two holders in at once loses updates, even when its
  * sections are far too short for their times to overlap.
@@ -48,6 +49,7 @@ abstract class LockScenario implements Scenario {
     public List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress) throws Exception {
         List<ScenarioResult> results = new ArrayList<>();
         Counted shared = floor() == Floor.BLOCKING ? measureFloor(backend, strategies.get(0), config, progress) : null;
+        List<Measurement> peers = floor() == Floor.NONE ? List.of() : measurePeers(backend, config, progress);
         for (String strategy : strategies) {
             Counted txlock = counted(config, "txlock", "LockManager.acquire + release, LEASE scope",
                     workload -> runTxlock(backend, strategy, workload, config, progress));
@@ -65,8 +67,14 @@ abstract class LockScenario implements Scenario {
             if (kill != null && !kill.recovered()) {
                 failures.add("after the kill: " + kill.describe());
             }
-            List<Measurement> ms = floor == null ? List.of(txlock.measurement()) : List.of(txlock.measurement(), floor.measurement());
-            List<Target> targets = floor == null ? List.of() : List.of(ratio(txlock.measurement(), floor.measurement(), backend));
+            List<Measurement> ms = new ArrayList<>(List.of(txlock.measurement()));
+            List<Target> targets = new ArrayList<>();
+            if (floor != null) {
+                ms.add(floor.measurement());
+                targets.add(ratio(txlock.measurement(), floor.measurement(), backend));
+            }
+            ms.addAll(peers);
+            targets.addAll(PeerComparison.targets(id(), backend.kind(), strategy, txlock.measurement(), peers));
             results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), ms, targets, kill, failures));
         }
         return results;
@@ -127,6 +135,31 @@ abstract class LockScenario implements Scenario {
             });
         }
     }
+
+    /**
+     * Runs the backend's peers once, on the same workload as txlock: as many nodes, each worker on its node's client.
+     * A peer's checker findings and lost updates are noted as its own ("violation: …"), not as txlock failures.
+     */
+    private List<Measurement> measurePeers(Backend backend, BenchConfig config, Progress progress) throws Exception {
+        List<Measurement> measured = new ArrayList<>();
+        int workers = workers(config);
+        for (Peer peer : backend.peers()) {
+            Counted run = counted(config, peer.name(), peer.describe(), workload -> {
+                progress.phase(label(backend, "", peer.name()), config.timing().totalNanos());
+                try (Peer.Nodes nodes = peer.open(config.nodesFor(workers), workload)) {
+                    return ThreadCluster.run(workers, nodes::locker, workload, config.timing(), progress);
+                }
+            });
+            List<String> violations = new ArrayList<>();
+            check(peer.name(), run, violations);
+            violations.forEach(v -> run.measurement().notes().add(PEER_VIOLATION + v));
+            measured.add(run.measurement());
+        }
+        return measured;
+    }
+
+    /** How a peer's own safety finding starts among its notes. */
+    static final String PEER_VIOLATION = "violation: ";
 
     private String label(Backend backend, String strategy, String way) {
         return backend.kind().cliName() + (strategy.isEmpty() ? "" : " " + strategy) + " · " + id() + " · " + way;

@@ -45,7 +45,7 @@ final class OrdersScenario implements Scenario {
     /** The strategy name under which the claim way is reported. */
     static final String CLAIM = "CLAIM";
 
-    private enum Way { TXLOCK, CLAIM, SEED }
+    private enum Way { TXLOCK, CLAIM, SEED, PEER }
 
     private enum Outcome { STORED, REFUSED }
 
@@ -61,13 +61,18 @@ final class OrdersScenario implements Scenario {
 
     @Override
     public List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress) throws Exception {
-        Measurement seed = measure(backend, strategies.get(0), Way.SEED, config, progress);
+        Measurement seed = measure(backend, strategies.get(0), Way.SEED, null, config, progress);
+        List<Measurement> peers = new ArrayList<>();
+        for (Peer peer : backend.peers()) {
+            peers.add(measure(backend, strategies.get(0), Way.PEER, peer, config, progress));
+        }
         List<ScenarioResult> results = new ArrayList<>();
         for (String strategy : strategies) {
-            results.add(result(backend, strategy, measure(backend, strategy, Way.TXLOCK, config, progress), seed, config));
+            results.add(result(backend, strategy, measure(backend, strategy, Way.TXLOCK, null, config, progress), seed, peers, config));
         }
         if (hasClaims(backend)) {
-            results.add(result(backend, CLAIM, measure(backend, strategies.get(0), Way.CLAIM, config, progress), seed, config));
+            results.add(result(backend, CLAIM, measure(backend, strategies.get(0), Way.CLAIM, null, config, progress), seed, peers,
+                    config));
         }
         return results;
     }
@@ -76,7 +81,8 @@ final class OrdersScenario implements Scenario {
         return backend.kind().isJdbc();
     }
 
-    private ScenarioResult result(Backend backend, String strategy, Measurement txlock, Measurement seed, BenchConfig config) {
+    private ScenarioResult result(Backend backend, String strategy, Measurement txlock, Measurement seed, List<Measurement> peers,
+            BenchConfig config) {
         List<String> failures = new ArrayList<>();
         if (!txlock.verdict().passed()) {
             failures.add("txlock: checker " + txlock.verdict().summary());
@@ -88,9 +94,11 @@ final class OrdersScenario implements Scenario {
         if (txlock.count("not stored") > 0) {
             failures.add("txlock: " + txlock.count("not stored") + " orders never stored (every attempt failed)");
         }
-        List<Target> targets = List.of(ratio(backend.kind(), config.clients(), txlock, seed), deadlocks(txlock));
-        return new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), List.of(txlock, seed), targets, null,
-                failures);
+        List<Target> targets = new ArrayList<>(List.of(ratio(backend.kind(), config.clients(), txlock, seed), deadlocks(txlock)));
+        targets.addAll(PeerComparison.targets(id(), backend.kind(), strategy, txlock, peers));
+        List<Measurement> measurements = new ArrayList<>(List.of(txlock, seed));
+        measurements.addAll(peers);
+        return new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), measurements, targets, null, failures);
     }
 
     /**
@@ -120,10 +128,16 @@ final class OrdersScenario implements Scenario {
                 + Math.round(config.duplicates() * 100) + "% duplicate submissions, up to " + config.retries() + " retries";
     }
 
-    private Measurement measure(Backend backend, String strategy, Way way, BenchConfig config, Progress progress) throws Exception {
+    /**
+     * @param peer the peer of a {@link Way#PEER} run: its lock is taken before the order's transaction begins and let go
+     *     after it has committed, as a lock outside the database must be; null for the other ways
+     */
+    private Measurement measure(Backend backend, String strategy, Way way, Peer peer, BenchConfig config, Progress progress)
+            throws Exception {
         int clients = config.clients();
         int nodes = way == Way.TXLOCK ? config.nodesFor(clients) : 1;
-        try (Site site = backend.openSite(strategy, nodes)) {
+        try (Site site = backend.openSite(strategy, nodes);
+                Peer.Nodes peerNodes = peer == null ? null : peer.open(config.nodesFor(clients), peerWorkload(config))) {
             DataSource db = site.transactions().target();
             OrderBook book = OrderBook.create(db, site.dialect(), "orders_" + way.name().toLowerCase(java.util.Locale.ROOT)
                     + "_" + TABLES.incrementAndGet());
@@ -131,13 +145,19 @@ final class OrdersScenario implements Scenario {
                 case TXLOCK -> " " + strategy + " · orders · txlock";
                 case CLAIM -> " " + CLAIM + " · orders · txlock";
                 case SEED -> " · orders · seed";
+                case PEER -> " · orders · " + peer.name();
             };
             progress.phase(backend.kind().cliName() + label, config.timing().totalNanos());
             JdbcClaims claims = way == Way.CLAIM ? backend.claims(site, config.waitTime()).orElseThrow() : null;
-            Run run = new Run(site, book, way, claims, config, progress, backend.kind().isJdbc());
+            Run run = new Run(site, book, way, claims, peer, peerNodes, config, progress, backend.kind().isJdbc());
             run.execute();
             return run.measurement(book.rowsPerOrder(db));
         }
+    }
+
+    /** The wait and lease of a peer's locks; the peers keep no counters here, orders are counted in the database. */
+    private static LockWorkload peerWorkload(BenchConfig config) {
+        return new LockWorkload("order", 1, java.time.Duration.ZERO, null, config.waitTime(), config.lease());
     }
 
     /** One measured run of one way. */
@@ -160,11 +180,16 @@ final class OrdersScenario implements Scenario {
         private final Histogram acquire = Latency.histogram();
         private final boolean lockInDatabase;
         private final JdbcClaims claims;
+        private final Peer peer;
+        private final Peer.Nodes peerNodes;
         private Timing.Window window;
 
-        Run(Site site, OrderBook book, Way way, JdbcClaims claims, BenchConfig config, Progress progress, boolean lockInDatabase) {
+        Run(Site site, OrderBook book, Way way, JdbcClaims claims, Peer peer, Peer.Nodes peerNodes, BenchConfig config,
+                Progress progress, boolean lockInDatabase) {
             this.lockInDatabase = lockInDatabase;
             this.claims = claims;
+            this.peer = peer;
+            this.peerNodes = peerNodes;
             this.site = site;
             this.book = book;
             this.way = way;
@@ -198,6 +223,14 @@ final class OrdersScenario implements Scenario {
             Histogram mine = Latency.histogram();
             Histogram mineAcquire = Latency.histogram();
             LockManager node = site.nodeOf(client);
+            Locker peerLocker;
+            try {
+                peerLocker = way == Way.PEER ? peerNodes.locker(client) : null;
+            } catch (Exception e) {
+                failures.get(SqlFailure.OTHER).increment();
+                examples.add("could not open " + peer.name() + ": " + e);
+                return;
+            }
             while (System.nanoTime() < window.to()) {
                 long orderNo = stream.next(random);
                 long requested = System.nanoTime();
@@ -208,6 +241,7 @@ final class OrdersScenario implements Scenario {
                             case TXLOCK -> viaTxlock(client, node, orderNo, mineAcquire);
                             case CLAIM -> viaClaim(client, orderNo, mineAcquire);
                             case SEED -> viaSeed(client, orderNo, mineAcquire);
+                            case PEER -> viaPeer(client, peerLocker, orderNo, mineAcquire);
                         };
                     } catch (Exception e) {
                         SqlFailure kind = SqlFailure.of(e);
@@ -303,6 +337,31 @@ final class OrdersScenario implements Scenario {
             }
         }
 
+        /**
+         * A peer's way: its lock on the order's key, then the order's own transaction (a plain read, the insert, the
+         * commit), then the unlock: a lock outside the transaction is held until the transaction has committed.
+         */
+        private Outcome viaPeer(int client, Locker locker, long orderNo, Histogram acquired) throws Exception {
+            String name = "order:" + orderNo;
+            long[] times = new long[3];
+            times[0] = System.nanoTime();
+            locker.lock(name);
+            times[1] = System.nanoTime();
+            try {
+                return site.transactions().inTransaction(c -> {
+                    if (book.exists(c, orderNo)) {
+                        return Outcome.REFUSED;
+                    }
+                    book.insert(c, orderNo, null);
+                    return Outcome.STORED;
+                });
+            } finally {
+                times[2] = System.nanoTime();
+                locker.unlock();
+                record(client, name, CriticalSection.NO_TOKEN, times, acquired);
+            }
+        }
+
         /** The seed's way: SELECT … FOR UPDATE on the order table, INSERT if missing, in one transaction. */
         private Outcome viaSeed(int client, long orderNo, Histogram acquired) throws SQLException {
             long[] times = new long[3];
@@ -385,8 +444,23 @@ final class OrdersScenario implements Scenario {
                 case CLAIM -> "JdbcClaims.claim('order:<no>') in the order's transaction, INSERT if claimed, COMMIT";
                 case SEED -> "SELECT id FROM order WHERE order_no = ? FOR UPDATE, INSERT if missing, COMMIT"
                         + (lockInDatabase ? "" : "; orders in embedded H2");
+                case PEER -> peer.describe() + ", around the order's transaction: lock, plain SELECT, INSERT, COMMIT, unlock"
+                        + (lockInDatabase ? "" : "; orders in embedded H2");
             };
-            return new Measurement(way == Way.SEED ? "seed" : "txlock", describe, measuredOps.sum(), seconds,
+            if (way == Way.PEER) {
+                if (!verdict.passed()) {
+                    notes.add(LockScenario.PEER_VIOLATION + "checker " + verdict.summary());
+                }
+                if (duplicates > 0) {
+                    notes.add(LockScenario.PEER_VIOLATION + duplicates + " orders stored more than once");
+                }
+            }
+            String name = switch (way) {
+                case SEED -> "seed";
+                case PEER -> peer.name();
+                default -> "txlock";
+            };
+            return new Measurement(name, describe, measuredOps.sum(), seconds,
                     measuredOps.sum() / seconds, Latency.of(latency), Latency.of(acquire), Latency.none(), verdict, counts, notes);
         }
     }

@@ -29,6 +29,7 @@ final class RedisBackend implements Backend {
     private final String prefix;
     private final EmbeddedOrders orders;
     private final String describe;
+    private final List<Peer> peers;
 
     private RedisBackend(BackendSpec spec, int connections) {
         this.spec = spec;
@@ -43,6 +44,7 @@ final class RedisBackend implements Backend {
         } catch (RuntimeException e) {
             throw new IllegalStateException("no Redis at " + address + " (start it, or point --redis at one): " + e.getMessage(), e);
         }
+        this.peers = List.of(new RedissonPeer(address.toString(), prefix));
     }
 
     /**
@@ -95,6 +97,12 @@ final class RedisBackend implements Backend {
     @Override
     public Optional<RawLocks> openRaw(String strategy) {
         return Optional.of(new RedisRawLocks(this));
+    }
+
+    /** Redisson's RLock, under the backend's key prefix. */
+    @Override
+    public List<Peer> peers() {
+        return peers;
     }
 
     @Override

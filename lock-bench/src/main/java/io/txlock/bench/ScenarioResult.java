@@ -1,6 +1,7 @@
 package io.txlock.bench;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * One scenario on one backend and strategy: the figures of each way, the targets, and what went wrong.
@@ -9,7 +10,7 @@ import java.util.List;
  * @param strategy the strategy
  * @param scenario the scenario id
  * @param settings the scenario's settings, e.g. "8 workers, 1 name, hold 0 µs"
- * @param measurements txlock first, then its yardstick (floor or seed) if any
+ * @param measurements txlock first, then its yardstick (floor or seed) if any, then the peers (named after themselves)
  * @param targets the run against docs/design.md's targets: txlock against the yardstick first, if there is one; then
  *     others (zero deadlocks under txlock)
  * @param kill the killed holder's story, or null
@@ -18,6 +19,14 @@ import java.util.List;
  */
 public record ScenarioResult(String backend, String strategy, String scenario, String settings, List<Measurement> measurements,
         List<Target> targets, KillReport kill, List<String> failures) {
+
+    /** The ways that are not peers. */
+    private static final Set<String> OWN_WAYS = Set.of("txlock", "floor", "seed");
+
+    /** @return the peers' figures: what a user would pick instead of txlock, measured in the same run */
+    public List<Measurement> peers() {
+        return measurements.stream().filter(m -> !OWN_WAYS.contains(m.way())).toList();
+    }
 
     /** @return whether the run was safe */
     public boolean passed() {
@@ -49,7 +58,7 @@ public record ScenarioResult(String backend, String strategy, String scenario, S
     }
 
     /**
-     * @param way "txlock", "floor" or "seed"
+     * @param way "txlock", "floor", "seed" or a peer's name
      * @return that way's figures, or null
      */
     public Measurement way(String way) {

@@ -129,6 +129,12 @@ final class ZooKeeperBackend implements Backend {
         return Optional.of(new ZooKeeperRawLocks(this, basePath + "/raw"));
     }
 
+    /** Curator's InterProcessMutex, under the backend's base path. */
+    @Override
+    public List<Peer> peers() {
+        return List.of(new CuratorPeer(this, basePath + "/peer"));
+    }
+
     @Override
     public BackendSpec childSpec() {
         return new BackendSpec(BackendKind.ZOOKEEPER, connect, null, "", basePath, true);

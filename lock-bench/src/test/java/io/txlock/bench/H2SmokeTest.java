@@ -8,7 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A short run of every scenario and strategy on embedded H2 passes the checker and produces figures and a report. */
+/**
+ * A short run of every scenario and strategy on embedded H2 passes the checker and produces figures and a report, with
+ * the peers (ShedLock, JdbcLockRegistry) beside txlock in orders, keys and handoff.
+ */
 class H2SmokeTest {
 
     @Test
@@ -66,11 +69,25 @@ class H2SmokeTest {
         assertThat(results(report, "handoff").get(0).way("floor").handoff().count()).isPositive();
         assertThat(results(report, "handoff").stream().mapToLong(r -> r.way("txlock").handoff().count()).sum()).isPositive();
 
+        for (ScenarioResult r : report.results()) {
+            if (!r.scenario().equals("counter")) {
+                String what = r.scenario() + " " + r.strategy();
+                assertThat(r.peers()).as(what).extracting(Measurement::way).containsExactly(ShedLockPeer.NAME, JdbcLockRegistryPeer.NAME);
+                assertThat(r.peers()).as(what).allSatisfy(p -> {
+                    assertThat(p.verdict().passed()).as(what + " " + p.way()).isTrue();
+                    assertThat(p.notes()).as(what + " " + p.way()).noneMatch(n -> n.startsWith(LockScenario.PEER_VIOLATION));
+                });
+                assertThat(r.targets()).as(what).anyMatch(t -> t.what().startsWith("txlock/best peer"));
+            }
+        }
+        assertThat(PeerComparison.lines(report.results())).extracting(PeerComparison.Line::scenario)
+                .containsExactly("orders", "keys", "handoff");
+
         Path html = HtmlReport.write(report, reportDir);
         assertThat(Files.readString(html)).contains("<svg").contains("Handoff latency").contains("Checker passed")
                 .doesNotContain("http://cdn").doesNotContain("<script src");
         assertThat(Files.readString(reportDir.resolve("results.json"))).startsWith("{").contains("\"passed\": true")
-                .contains("\"scenario\": \"handoff\"").contains("\"p99\"");
+                .contains("\"scenario\": \"handoff\"").contains("\"p99\"").contains("\"txlockVsBestPeer\"");
     }
 
     private static List<ScenarioResult> results(BenchReport report, String scenario) {

@@ -52,6 +52,18 @@ class JdbcSmokeTest {
         ScenarioResult handoff = results(report, "handoff").get(0);
         assertThat(handoff.way("floor").describe()).contains("FOR UPDATE");
         assertThat(handoff.way("floor").handoff().count()).isPositive();
+        for (ScenarioResult r : results(report, "orders", "keys", "handoff")) {
+            assertThat(r.peers()).extracting(Measurement::way).containsExactly(ShedLockPeer.NAME, JdbcLockRegistryPeer.NAME);
+            for (Measurement peer : r.peers()) {
+                String what = kind.cliName() + " " + r.scenario() + " " + peer.way();
+                assertThat(peer.verdict().passed()).as("%s: checker %s", what, peer.verdict().summary()).isTrue();
+                assertThat(peer.notes()).as(what).noneMatch(n -> n.startsWith(LockScenario.PEER_VIOLATION));
+                assertThat(peer.finished()).as(what).isPositive();
+            }
+        }
+        boolean shedLockTarget = kind != BackendKind.MYSQL && !strategy.equals("SELECT_FOR_UPDATE");
+        assertThat(keys.targets()).as("issue 14's 1.5 x ShedLock").filteredOn(t -> t.what().equals("txlock/ShedLock throughput"))
+                .hasSize(shedLockTarget ? 1 : 0);
     }
 
     /**

@@ -28,7 +28,14 @@ class RedisSmokeTest {
             assertThat(r.way("txlock").verdict().sections()).as(r.scenario()).isPositive();
         });
         assertThat(report.results().get(0).way("txlock").count("lost updates")).isZero();
+        assertThat(report.results().get(0).peers()).as("counter has no yardstick").isEmpty();
         assertThat(report.results().get(2).way("floor").describe()).contains("BLPOP");
         assertThat(report.results().get(2).way("floor").verdict().sections()).isPositive();
+        assertThat(report.results().subList(1, 3)).allSatisfy(r -> assertThat(r.peers()).singleElement().satisfies(p -> {
+            assertThat(p.way()).isEqualTo(RedissonPeer.NAME);
+            assertThat(p.verdict().passed()).isTrue();
+            assertThat(p.verdict().sections()).isPositive();
+            assertThat(p.count("lost updates")).isZero();
+        }));
     }
 }
