@@ -69,8 +69,8 @@ final class JdbcAccess {
         if (s == null) {
             try (Connection c = connect(from)) {
                 JdbcDialect d = configuredDialect != null ? configuredDialect.requireMatches(c.getMetaData()) : JdbcDialect.detect(c.getMetaData());
-                requireTable(c, d);
-                s = statementsFor(d, table);
+                s = Statements.of(d, table);
+                requireTable(c, d, s);
                 dialect = d;
                 statements = s;
             } catch (SQLException e) {
@@ -83,19 +83,17 @@ final class JdbcAccess {
     /**
      * Changes nothing and commits nothing, so it is safe inside any transaction: at a first use inside a caller's
      * transaction it runs on the caller's own connection (a pool sized to its clients may have no second one), in a
-     * savepoint on PostgreSQL, where a failed statement would abort the transaction.
+     * savepoint where the dialect has one (PostgreSQL, where a failed statement would abort the transaction).
      */
-    private void requireTable(Connection c, JdbcDialect d) throws SQLException {
-        boolean savepoint = d == JdbcDialect.POSTGRESQL && !c.getAutoCommit();
-        if (savepoint) {
-            PostgresStatements.savepoint(c);
-        }
-        try (Statement probe = c.createStatement()) {
-            probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+    private void requireTable(Connection c, JdbcDialect d, Statements s) throws SQLException {
+        try {
+            s.inSavepoint(c, () -> {
+                try (Statement probe = c.createStatement()) {
+                    probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+                }
+                return null;
+            });
         } catch (SQLException e) {
-            if (savepoint) {
-                PostgresStatements.rollbackToSavepoint(c);
-            }
             if (MISSING_TABLE.contains(e.getSQLState()) || e.getErrorCode() == 1146) {
                 throw new IllegalArgumentException("lock table " + table + " does not exist in the " + d.name().toLowerCase(Locale.ROOT)
                         + " database: create it with JdbcLockSchema.create(dataSource, JdbcDialect." + d + ", \"" + table
@@ -104,9 +102,6 @@ final class JdbcAccess {
                         + vanishingDatabase(c) + " (" + e.getMessage() + ")", e);
             }
             throw e;
-        }
-        if (savepoint) {
-            PostgresStatements.releaseSavepoint(c);
         }
     }
 
@@ -122,15 +117,6 @@ final class JdbcAccess {
             // no hint then
         }
         return "";
-    }
-
-    static Statements statementsFor(JdbcDialect dialect, String table) {
-        return switch (dialect) {
-            case H2 -> new H2Statements(table);
-            case POSTGRESQL -> new PostgresStatements(table);
-            case MYSQL -> new MySqlStatements(table);
-            case MARIADB -> new MariaDbStatements(table);
-        };
     }
 
     /** @return the dialect, or null while the database was never reached */
@@ -225,31 +211,11 @@ final class JdbcAccess {
                 break;
             }
         }
-        if (statements() instanceof MySqlStatements mysql && mysql.newestToken() != null) {
-            autoCommitted(c -> purgeTokensWithoutWaiting(c, mysql, batch * 10), "purge used tokens");
+        Statements st = statements();
+        if (st.newestToken() != null) {
+            autoCommitted(c -> st.purgeUsedTokens(c, batch * 10), "purge used tokens");
         }
         return total;
-    }
-
-    /**
-     * Purges used MySQL tokens, without waiting for the token rows of transactions still open (a SELECT_FOR_UPDATE
-     * holder's, a caller's): the purge would wait for them up to {@code innodb_lock_wait_timeout} (50 s by default) on
-     * every run and then fail. It tries again on the next run instead.
-     */
-    private static int purgeTokensWithoutWaiting(Connection c, MySqlStatements mysql, int batch) throws SQLException {
-        LockTableSql.SessionWait wait = mysql.sessionWait(java.time.Duration.ZERO);
-        String previous = wait.readSetting(c);
-        wait.apply(c, wait.value());
-        try {
-            return mysql.purgeTokens(c, batch);
-        } catch (SQLException e) {
-            if (mysql.lockUnavailable(e)) {
-                return 0;
-            }
-            throw e;
-        } finally {
-            wait.apply(c, previous);
-        }
     }
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */

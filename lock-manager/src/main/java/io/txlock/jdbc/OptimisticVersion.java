@@ -28,12 +28,12 @@ final class OptimisticVersion extends RowLeaseStrategy {
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
-        OptionalLong token = st.tokened(c, waiting(st, st.casGrant, r), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name(), row.version());
+        OptionalLong token = st.tokened(c, st.casGrant(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name(), row.version());
         return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
     }
 
     @Override
     int releaseRow(Connection c, Statements st, JdbcGrant g) throws SQLException {
-        return Statements.update(c, st.free, g.name(), g.fencingToken(), g.ownerId());
+        return Statements.update(c, st.free(), g.name(), g.fencingToken(), g.ownerId());
     }
 }

@@ -23,7 +23,7 @@ abstract class RowLeaseStrategy implements LockStrategy {
         this.db = db;
     }
 
-    /** One attempt on {@code c}, its waiting statements {@link Statements#render rendered} for {@code r}. */
+    /** One attempt on {@code c}, its waiting statements given {@code r}'s wait. */
     abstract Attempt acquireRow(Connection c, Statements st, LockRequest r) throws SQLException;
 
     /** Frees the row of a grant; returns the number of rows changed (0: no longer ours). */
@@ -41,10 +41,6 @@ abstract class RowLeaseStrategy implements LockStrategy {
                 : db.autoCommitted(attempt, "acquire '" + r.name() + "'");
     }
 
-    static String waiting(Statements st, String template, LockRequest r) {
-        return st.render(template, r.maxBlock(), r.transactional());
-    }
-
     /** The row is ours with {@code token}: give it a token drawn while holding it ({@link Statements#retoken}). */
     Attempt granted(Connection c, Statements st, LockRequest r, long token) throws SQLException {
         java.util.OptionalLong held = st.retoken(c, r.name(), token);
@@ -60,7 +56,7 @@ abstract class RowLeaseStrategy implements LockStrategy {
     /** The insert that grants a free name; a duplicate key (without ON CONFLICT) means held. */
     java.util.OptionalLong insertHeld(Connection c, Statements st, LockRequest r) throws SQLException {
         try {
-            return st.tokened(c, waiting(st, st.insertHeld, r), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
+            return st.tokened(c, st.insertHeld(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
         } catch (SQLException e) {
             if (st.duplicateKey(e)) {
                 return java.util.OptionalLong.empty();
@@ -71,7 +67,7 @@ abstract class RowLeaseStrategy implements LockStrategy {
 
     @Override
     public void renew(JdbcGrant g, Duration lease) {
-        int rows = db.autoCommitted(c -> Statements.update(c, db.statements().renew, lease.toMillis(), g.name(),
+        int rows = db.autoCommitted(c -> Statements.update(c, db.statements().renew(), lease.toMillis(), g.name(),
                 g.fencingToken(), g.ownerId()), "renew '" + g.name() + "'");
         if (rows == 0) {
             throw new LockNotHeldException("lock " + g + " is no longer held by " + g.ownerId()

@@ -34,12 +34,12 @@ final class UniqueInsert extends RowLeaseStrategy {
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
-        token = st.tokened(c, waiting(st, st.takeOver, r), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
+        token = st.tokened(c, st.takeOver(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
         return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
     }
 
     @Override
     int releaseRow(Connection c, Statements st, JdbcGrant g) throws SQLException {
-        return Statements.update(c, st.delete, g.name(), g.fencingToken(), g.ownerId());
+        return Statements.update(c, st.delete(), g.name(), g.fencingToken(), g.ownerId());
     }
 }

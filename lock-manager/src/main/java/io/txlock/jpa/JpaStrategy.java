@@ -84,7 +84,7 @@ abstract class JpaStrategy {
         }
         boolean savepoint = db.usesSavepoints();
         if (savepoint) {
-            JpaAccess.savepoint(em);
+            db.savepoint(em);
         }
         Attempt attempt;
         try {
@@ -95,7 +95,7 @@ abstract class JpaStrategy {
         } catch (RuntimeException e) {
             if (savepoint) {
                 try {
-                    JpaAccess.rollbackToSavepoint(em);
+                    db.rollbackToSavepoint(em);
                 } catch (RuntimeException undoFailed) {
                     e.addSuppressed(undoFailed);
                 }
@@ -104,9 +104,9 @@ abstract class JpaStrategy {
         }
         if (savepoint) {
             if (attempt.isGranted()) {
-                JpaAccess.releaseSavepoint(em);
+                db.releaseSavepoint(em);
             } else {
-                JpaAccess.rollbackToSavepoint(em);
+                db.rollbackToSavepoint(em);
             }
         }
         return attempt;

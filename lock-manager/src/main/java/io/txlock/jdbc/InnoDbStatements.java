@@ -1,0 +1,127 @@
+package io.txlock.jdbc;
+
+import io.txlock.spi.LockRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * How MySQL and MariaDB, both InnoDB, run their statements; the statements themselves are in
+ * {@link MySqlStatements} and {@link MariaDbStatements}. The clock is {@code UTC_TIMESTAMP(6)}, stored in DATETIME(6)
+ * columns, so session time zones never matter. A token is drawn by a statement of its own ({@link #newToken}) and
+ * bound as the first parameter of a tokened statement. In the caller's transaction a row is locked with
+ * {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row exclusively: unlike
+ * {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses of a name cannot
+ * deadlock.
+ */
+abstract class InnoDbStatements extends Statements {
+
+    /** Vendor codes meaning "held by another transaction"; the two MySQL drivers disagree on SQLStates. */
+    private static final Set<Integer> LOCK_UNAVAILABLE = Set.of(
+            1205, // ER_LOCK_WAIT_TIMEOUT, also MariaDB's NOWAIT
+            1213, // ER_LOCK_DEADLOCK
+            1969, // MariaDB ER_STATEMENT_TIMEOUT (max_statement_time)
+            3572); // MySQL ER_LOCK_NOWAIT
+
+    InnoDbStatements(String table) {
+        super(table);
+    }
+
+    /** @return creates the name's row FREE or, if it exists, locks it exclusively, without a gap lock; parameter: name */
+    abstract String ensureLockedRow(Duration wait);
+
+    /** @return {@link #selectState()} as a locking read, which sees the latest committed row; parameter: name */
+    abstract String selectStateForUpdate();
+
+    /** @return a new token, drawn in the connection's transaction */
+    abstract long newToken(Connection c) throws SQLException;
+
+    /**
+     * In the caller's transaction: create the row if missing and lock it exclusively (no gap lock, so two
+     * transactions cannot deadlock on a missing row), then read its current state with a locking read (a plain
+     * read would see the transaction's old snapshot under REPEATABLE READ and never see the row freed).
+     */
+    @Override
+    RowState readState(Connection c, LockRequest r) throws SQLException {
+        if (!r.transactional()) {
+            return super.readState(c, r);
+        }
+        update(c, ensureLockedRow(r.maxBlock()), r.name());
+        try (PreparedStatement ps = prepare(c, selectStateForUpdate(), r.name()); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            long left = rs.getLong(3);
+            return new RowState(rs.getLong(1), "HELD".equals(rs.getString(2)), rs.wasNull() ? null : left);
+        }
+    }
+
+    @Override
+    boolean rowsCreatedInACallerTransactionCanDeadlock() {
+        return true;
+    }
+
+    @Override
+    boolean locksBeforeReading(boolean callerTx) {
+        return callerTx;
+    }
+
+    /**
+     * InnoDB must never queue two claims behind an uncommitted one: when that one rolls back, its row vanishes and
+     * the queued record locks are inherited as gap locks by every waiter; each waiter's insert then waits for the
+     * others' gap lock, a deadlock (seen on MariaDB 10.11 under REPEATABLE READ, with {@code INSERT … ON DUPLICATE
+     * KEY UPDATE} as with a plain {@code INSERT}). So a claim asks with a lock wait of zero and, while the key's
+     * first claim is uncommitted, tries again after a short pause. MariaDB has a zero wait; MySQL's shortest is
+     * one second, so there a rollback within that second can still make a waiting duplicate a deadlock victim.
+     */
+    @Override
+    boolean claimPolls() {
+        return true;
+    }
+
+    /**
+     * In the caller's transaction the row is locked with the upsert of {@link #ensureLockedRow}, never with a locking
+     * read, which would take a gap lock where the row is missing; then the token is drawn.
+     *
+     * @return the token, or null if the wait ran out
+     */
+    OptionalLong lockRowInCallerTransaction(Connection c, String name, Duration maxBlock) throws SQLException {
+        Boolean locked = bounded(c, maxBlock, true, () -> update(c, ensureLockedRow(maxBlock), name) >= 0);
+        return locked == null ? null : OptionalLong.of(newToken(c));
+    }
+
+    @Override
+    OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException {
+        long token = newToken(c);
+        Object[] all = new Object[params.length + 1];
+        all[0] = token;
+        System.arraycopy(params, 0, all, 1, params.length);
+        return update(c, sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
+    }
+
+    @Override
+    boolean lockUnavailable(SQLException e) {
+        return LOCK_UNAVAILABLE.contains(e.getErrorCode()) || "40001".equals(e.getSQLState());
+    }
+
+    @Override
+    boolean duplicateKey(SQLException e) {
+        return e.getErrorCode() == 1062;
+    }
+
+    @Override
+    boolean abortsTransaction(SQLException e) {
+        return e.getErrorCode() == 1213;
+    }
+
+    @Override
+    Instant instant(ResultSet rs, int column) throws SQLException {
+        LocalDateTime t = rs.getObject(column, LocalDateTime.class);
+        return t == null ? null : t.toInstant(ZoneOffset.UTC);
+    }
+}
