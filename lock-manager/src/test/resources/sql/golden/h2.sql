@@ -23,13 +23,15 @@ VALUES (0, ?, 'HELD', ?, ?, 1, CURRENT_TIMESTAMP, DATEADD(MILLISECOND, CAST(? AS
 -- insertFree (wait 0 ms)
 SELECT version FROM FINAL TABLE (
   INSERT INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
-  SELECT NEXT VALUE FOR method_lock_token_seq, ?, 'FREE', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP);
+  SELECT NEXT VALUE FOR method_lock_token_seq, ?1, 'FREE', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP
+  WHERE NOT EXISTS (SELECT 1 FROM method_lock WHERE name = ?1));
 
 -- insertHeld (wait 0 ms)
 SELECT version FROM FINAL TABLE (
   INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-  SELECT NEXT VALUE FOR method_lock_token_seq, ?, 'HELD', ?, ?, 1, CURRENT_TIMESTAMP,
-    DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), CURRENT_TIMESTAMP);
+  SELECT NEXT VALUE FOR method_lock_token_seq, ?1, 'HELD', ?2, ?3, 1, CURRENT_TIMESTAMP,
+    DATEADD(MILLISECOND, CAST(?4 AS BIGINT), CURRENT_TIMESTAMP), CURRENT_TIMESTAMP
+  WHERE NOT EXISTS (SELECT 1 FROM method_lock WHERE name = ?1));
 
 -- inspect
 SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock

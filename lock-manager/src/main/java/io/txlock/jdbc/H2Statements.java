@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * H2 2.x. Tokens come from {@code <table>_token_seq}; a tokened statement is read back through {@code FINAL TABLE}.
@@ -15,16 +14,23 @@ import java.util.Set;
  */
 final class H2Statements extends Statements {
 
-    private static final Set<Integer> LOCK_UNAVAILABLE = Set.of(
-            50200, // LOCK_TIMEOUT_1, also NOWAIT
-            40001, // DEADLOCK_1
-            90131); // CONCURRENT_UPDATE_1
-
     /** The longest single lock wait of a statement on H2, which cannot cancel one. */
     static final Duration CANCELLABLE_WAIT = Duration.ofMillis(200);
 
     H2Statements(String table) {
         super(table);
+    }
+
+    /** By vendor code. */
+    @Override
+    SqlError classify(SQLException e) {
+        return switch (e.getErrorCode()) {
+            case 50200, // LOCK_TIMEOUT_1, also NOWAIT
+                    90131 -> SqlError.LOCK_UNAVAILABLE; // CONCURRENT_UPDATE_1
+            case 40001 -> SqlError.DEADLOCK_ROLLED_BACK; // DEADLOCK_1: H2 rolls back the victim's transaction
+            case 23505 -> SqlError.DUPLICATE_KEY; // DUPLICATE_KEY_1
+            default -> SqlError.OTHER;
+        };
     }
 
     @Override
@@ -42,13 +48,18 @@ final class H2Statements extends Statements {
                   WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < CURRENT_TIMESTAMP))""");
     }
 
+    /**
+     * Inserts nothing where the name has a committed row (numbered parameters, as the name is used twice), so that a
+     * duplicate key, an error, only comes of a race with an insert of the same name.
+     */
     @Override
     String insertHeld(Duration wait) {
         return sql("""
                 SELECT version FROM FINAL TABLE (
                   INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-                  SELECT NEXT VALUE FOR {table}_token_seq, ?, 'HELD', ?, ?, 1, CURRENT_TIMESTAMP,
-                    DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), CURRENT_TIMESTAMP)""");
+                  SELECT NEXT VALUE FOR {table}_token_seq, ?1, 'HELD', ?2, ?3, 1, CURRENT_TIMESTAMP,
+                    DATEADD(MILLISECOND, CAST(?4 AS BIGINT), CURRENT_TIMESTAMP), CURRENT_TIMESTAMP
+                  WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE name = ?1))""");
     }
 
     @Override
@@ -66,7 +77,8 @@ final class H2Statements extends Statements {
         return sql("""
                 SELECT version FROM FINAL TABLE (
                   INSERT INTO {table} (version, name, state, hold_count, expires_at, updated_at)
-                  SELECT NEXT VALUE FOR {table}_token_seq, ?, 'FREE', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)""");
+                  SELECT NEXT VALUE FOR {table}_token_seq, ?1, 'FREE', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP
+                  WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE name = ?1))""");
     }
 
     @Override
@@ -178,12 +190,12 @@ final class H2Statements extends Statements {
      * stop; the holder's release still wakes the waiting statement at once.
      */
     @Override
-    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+    OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
         long deadline = System.nanoTime() + Math.min(maxBlock.toNanos(), MAX_SINGLE_WAIT.toNanos());
         while (true) {
             long millis = Math.min(CANCELLABLE_WAIT.toMillis(), Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
             try {
-                return queryLong(c, lockRow(Duration.ofMillis(millis)), name);
+                return s.queryLong(lockRow(Duration.ofMillis(millis)), name);
             } catch (SQLException e) {
                 if (!lockUnavailable(e) || callerTx && abortsTransaction(e)) {
                     throw e;
@@ -202,22 +214,7 @@ final class H2Statements extends Statements {
     }
 
     @Override
-    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
-        return boundedBySession(c, maxBlock, callerTx, call);
-    }
-
-    @Override
-    boolean lockUnavailable(SQLException e) {
-        return LOCK_UNAVAILABLE.contains(e.getErrorCode());
-    }
-
-    @Override
-    boolean duplicateKey(SQLException e) {
-        return e.getErrorCode() == 23505;
-    }
-
-    @Override
-    boolean abortsTransaction(SQLException e) {
-        return e.getErrorCode() == 40001;
+    <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+        return boundedBySession(s, maxBlock, callerTx, call);
     }
 }

@@ -1,8 +1,6 @@
 package io.txlock.jdbc;
 
 import io.txlock.spi.LockRequest;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -10,7 +8,6 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * How MySQL and MariaDB, both InnoDB, run their statements; the statements themselves are in
@@ -23,15 +20,21 @@ import java.util.Set;
  */
 abstract class InnoDbStatements extends Statements {
 
-    /** Vendor codes meaning "held by another transaction"; the two MySQL drivers disagree on SQLStates. */
-    private static final Set<Integer> LOCK_UNAVAILABLE = Set.of(
-            1205, // ER_LOCK_WAIT_TIMEOUT, also MariaDB's NOWAIT
-            1213, // ER_LOCK_DEADLOCK
-            1969, // MariaDB ER_STATEMENT_TIMEOUT (max_statement_time)
-            3572); // MySQL ER_LOCK_NOWAIT
-
     InnoDbStatements(String table) {
         super(table);
+    }
+
+    /** By vendor code: the two MySQL drivers report the same failure with different SQLStates. */
+    @Override
+    SqlError classify(SQLException e) {
+        return switch (e.getErrorCode()) {
+            case 1205, // ER_LOCK_WAIT_TIMEOUT, also MariaDB's NOWAIT
+                    1969, // MariaDB ER_STATEMENT_TIMEOUT (max_statement_time)
+                    3572 -> SqlError.LOCK_UNAVAILABLE; // MySQL ER_LOCK_NOWAIT
+            case 1213 -> SqlError.DEADLOCK_ROLLED_BACK; // ER_LOCK_DEADLOCK: InnoDB rolls back the victim's transaction
+            case 1062 -> SqlError.DUPLICATE_KEY; // ER_DUP_ENTRY
+            default -> "40001".equals(e.getSQLState()) ? SqlError.LOCK_UNAVAILABLE : SqlError.OTHER;
+        };
     }
 
     /** @return creates the name's row FREE or, if it exists, locks it exclusively, without a gap lock; parameter: name */
@@ -41,7 +44,7 @@ abstract class InnoDbStatements extends Statements {
     abstract String selectStateForUpdate();
 
     /** @return a new token, drawn in the connection's transaction */
-    abstract long newToken(Connection c) throws SQLException;
+    abstract long newToken(SqlSession s) throws SQLException;
 
     /**
      * In the caller's transaction: create the row if missing and lock it exclusively (no gap lock, so two
@@ -49,16 +52,12 @@ abstract class InnoDbStatements extends Statements {
      * read would see the transaction's old snapshot under REPEATABLE READ and never see the row freed).
      */
     @Override
-    RowState readState(Connection c, LockRequest r) throws SQLException {
+    RowState readState(SqlSession s, LockRequest r) throws SQLException {
         if (!r.transactional()) {
-            return super.readState(c, r);
+            return super.readState(s, r);
         }
-        update(c, ensureLockedRow(r.maxBlock()), r.name());
-        try (PreparedStatement ps = prepare(c, selectStateForUpdate(), r.name()); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            long left = rs.getLong(3);
-            return new RowState(rs.getLong(1), "HELD".equals(rs.getString(2)), rs.wasNull() ? null : left);
-        }
+        s.update(ensureLockedRow(r.maxBlock()), r.name());
+        return rowState(s.queryRow(selectStateForUpdate(), r.name()));
     }
 
     @Override
@@ -90,33 +89,18 @@ abstract class InnoDbStatements extends Statements {
      *
      * @return the token, or null if the wait ran out
      */
-    OptionalLong lockRowInCallerTransaction(Connection c, String name, Duration maxBlock) throws SQLException {
-        Boolean locked = bounded(c, maxBlock, true, () -> update(c, ensureLockedRow(maxBlock), name) >= 0);
-        return locked == null ? null : OptionalLong.of(newToken(c));
+    OptionalLong lockRowInCallerTransaction(SqlSession s, String name, Duration maxBlock) throws SQLException {
+        Boolean locked = bounded(s, maxBlock, true, () -> s.update(ensureLockedRow(maxBlock), name) >= 0);
+        return locked == null ? null : OptionalLong.of(newToken(s));
     }
 
     @Override
-    OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException {
-        long token = newToken(c);
+    OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
+        long token = newToken(s);
         Object[] all = new Object[params.length + 1];
         all[0] = token;
         System.arraycopy(params, 0, all, 1, params.length);
-        return update(c, sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
-    }
-
-    @Override
-    boolean lockUnavailable(SQLException e) {
-        return LOCK_UNAVAILABLE.contains(e.getErrorCode()) || "40001".equals(e.getSQLState());
-    }
-
-    @Override
-    boolean duplicateKey(SQLException e) {
-        return e.getErrorCode() == 1062;
-    }
-
-    @Override
-    boolean abortsTransaction(SQLException e) {
-        return e.getErrorCode() == 1213;
+        return s.update(sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
     }
 
     @Override

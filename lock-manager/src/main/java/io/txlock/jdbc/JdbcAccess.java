@@ -28,6 +28,7 @@ final class JdbcAccess {
     private final JdbcDialect configuredDialect;
     private final String table;
     private volatile Statements statements;
+    private volatile LockTableSql sql;
     private volatile JdbcDialect dialect;
 
     JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
@@ -53,6 +54,16 @@ final class JdbcAccess {
         return s != null ? s : statements(transactional);
     }
 
+    /** @return the dialect's statements as {@link #statements()}, in the form the row-lease strategies take them */
+    LockTableSql sql() {
+        LockTableSql s = sql;
+        if (s == null) {
+            statements();
+            s = sql;
+        }
+        return s;
+    }
+
     /**
      * Detects the dialect and checks the table now, on a connection of the lease datasource (which joins no caller's
      * transaction where the provider has a lease datasource of its own).
@@ -71,6 +82,7 @@ final class JdbcAccess {
                 JdbcDialect d = configuredDialect != null ? configuredDialect.requireMatches(c.getMetaData()) : JdbcDialect.detect(c.getMetaData());
                 s = Statements.of(d, table);
                 requireTable(c, d, s);
+                sql = new LockTableSql(d, s);
                 dialect = d;
                 statements = s;
             } catch (SQLException e) {
@@ -86,13 +98,18 @@ final class JdbcAccess {
      * savepoint where the dialect has one (PostgreSQL, where a failed statement would abort the transaction).
      */
     private void requireTable(Connection c, JdbcDialect d, Statements s) throws SQLException {
+        Statements.SqlCall<Void> probe = () -> {
+            try (Statement query = c.createStatement()) {
+                query.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+            }
+            return null;
+        };
         try {
-            s.inSavepoint(c, () -> {
-                try (Statement probe = c.createStatement()) {
-                    probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
-                }
-                return null;
-            });
+            if (c.getAutoCommit()) {
+                probe.run();
+            } else {
+                s.inSavepoint(SqlSession.of(c), probe);
+            }
         } catch (SQLException e) {
             if (MISSING_TABLE.contains(e.getSQLState()) || e.getErrorCode() == 1146) {
                 throw new IllegalArgumentException("lock table " + table + " does not exist in the " + d.name().toLowerCase(Locale.ROOT)
@@ -135,7 +152,7 @@ final class JdbcAccess {
     <T> T onExistingRowInCallerTransaction(String name, SqlWork<T> work, String what) {
         Statements st = statements();
         if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
-            autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
+            autoCommitted(c -> st.createFreeRow(SqlSession.of(c), name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
         }
         return inCallerTransaction(c -> {
             if (c.getAutoCommit()) {
@@ -203,17 +220,10 @@ final class JdbcAccess {
      * @return the number of rows deleted
      */
     int reapExpired(int batch) {
-        int total = 0;
-        while (true) {
-            int deleted = inOwnTransaction(c -> statements().reap(c, batch), "reap expired rows");
-            total += deleted;
-            if (deleted < batch) {
-                break;
-            }
-        }
+        int total = LockTableReaper.reapAll(() -> inOwnTransaction(c -> statements().reap(c, batch), "reap expired rows"), batch);
         Statements st = statements();
         if (st.newestToken() != null) {
-            autoCommitted(c -> st.purgeUsedTokens(c, batch * 10), "purge used tokens");
+            autoCommitted(c -> st.purgeUsedTokens(SqlSession.of(c), batch * 10), "purge used tokens");
         }
         return total;
     }

@@ -1,8 +1,5 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -21,9 +18,13 @@ public final class LockTableSql {
     private final JdbcDialect dialect;
     private final Statements st;
 
-    private LockTableSql(JdbcDialect dialect, Statements st) {
+    LockTableSql(JdbcDialect dialect, Statements st) {
         this.dialect = dialect;
         this.st = st;
+    }
+
+    Statements statements() {
+        return st;
     }
 
     /**
@@ -149,6 +150,15 @@ public final class LockTableSql {
     public record Savepoint(String open, String release, String rollback) {
     }
 
+    /**
+     * @param table a lock table's name
+     * @return {@code table}
+     * @throws IllegalArgumentException unless it is a plain identifier (letters, digits, _; at most 48 characters)
+     */
+    public static String validTable(String table) {
+        return JdbcLockProvider.validTable(table);
+    }
+
     /** A query for the database's version where JDBC metadata is not at hand: PostgreSQL, MySQL and MariaDB answer it. */
     public static final String VERSION_QUERY = "SELECT version()";
 
@@ -236,17 +246,12 @@ public final class LockTableSql {
             return template.startsWith("SELECT");
         }
 
-        String readSetting(Connection c) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(query); ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getString(1);
-            }
+        String readSetting(SqlSession s) throws SQLException {
+            return String.valueOf(s.control(query)[0]);
         }
 
-        void apply(Connection c, String setting) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(update(setting))) {
-                ps.execute();
-            }
+        void apply(SqlSession s, String setting) throws SQLException {
+            s.control(update(setting));
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -200,20 +199,20 @@ final class MariaDbStatements extends InnoDbStatements {
 
     /** Outside the caller's transaction: one locking read that draws the token (in the caller's, the upsert). */
     @Override
-    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+    OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
         if (callerTx) {
-            return lockRowInCallerTransaction(c, name, maxBlock);
+            return lockRowInCallerTransaction(s, name, maxBlock);
         }
-        return bounded(c, maxBlock, false, () -> queryLong(c, lockRowDrawingToken(maxBlock), name));
+        return bounded(s, maxBlock, false, () -> s.queryLong(lockRowDrawingToken(maxBlock), name));
     }
 
     @Override
-    long newToken(Connection c) throws SQLException {
-        return queryLong(c, nextToken()).getAsLong();
+    long newToken(SqlSession s) throws SQLException {
+        return s.queryLong(nextToken()).getAsLong();
     }
 
     @Override
-    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+    <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
         try {
             return call.run();
         } catch (SQLException e) {

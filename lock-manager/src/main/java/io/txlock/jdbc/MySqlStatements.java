@@ -1,10 +1,6 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.OptionalLong;
 
@@ -198,13 +194,13 @@ final class MySqlStatements extends InnoDbStatements {
 
     /** Locks the row, then draws the token: an insert into the token table, in the same transaction. */
     @Override
-    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+    OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
         if (callerTx) {
-            return lockRowInCallerTransaction(c, name, maxBlock);
+            return lockRowInCallerTransaction(s, name, maxBlock);
         }
         if (waitMillis(maxBlock) <= 0) {
             try {
-                return queryLong(c, lockRowNoWait(), name).isPresent() ? OptionalLong.of(newToken(c)) : OptionalLong.empty();
+                return s.queryLong(lockRowNoWait(), name).isPresent() ? OptionalLong.of(newToken(s)) : OptionalLong.empty();
             } catch (SQLException e) {
                 if (lockUnavailable(e)) {
                     return null;
@@ -212,28 +208,21 @@ final class MySqlStatements extends InnoDbStatements {
                 throw e;
             }
         }
-        Boolean locked = bounded(c, maxBlock, false, () -> queryLong(c, lockRow(), name).isPresent());
+        Boolean locked = bounded(s, maxBlock, false, () -> s.queryLong(lockRow(), name).isPresent());
         if (locked == null) {
             return null;
         }
-        return locked ? OptionalLong.of(newToken(c)) : OptionalLong.empty();
+        return locked ? OptionalLong.of(newToken(s)) : OptionalLong.empty();
     }
 
     /** @return the AUTO_INCREMENT id of a token row inserted in the connection's transaction */
     @Override
-    long newToken(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(tokenInsert(), Statement.RETURN_GENERATED_KEYS)) {
-            CancellableStatements.track(ps);
-            ps.executeUpdate();
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                keys.next();
-                return keys.getLong(1);
-            }
-        }
+    long newToken(SqlSession s) throws SQLException {
+        return s.insertedKey(tokenInsert(), "SELECT LAST_INSERT_ID()");
     }
 
     @Override
-    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
-        return boundedBySession(c, maxBlock, callerTx, call);
+    <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+        return boundedBySession(s, maxBlock, callerTx, call);
     }
 }

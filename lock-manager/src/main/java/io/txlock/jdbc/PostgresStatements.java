@@ -1,12 +1,8 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * PostgreSQL. The clock is {@code clock_timestamp()} (not {@code now()}, which stands still for a whole
@@ -18,13 +14,24 @@ import java.util.Set;
  */
 final class PostgresStatements extends Statements {
 
-    private static final Set<String> LOCK_UNAVAILABLE = Set.of(
-            "55P03", // lock_not_available: lock_timeout, NOWAIT
-            "40P01", // deadlock_detected
-            "40001"); // serialization_failure
-
     PostgresStatements(String table) {
         super(table);
+    }
+
+    /** By SQLState; a deadlock victim's statement ran in a savepoint or a transaction of its own, so only it is undone. */
+    @Override
+    SqlError classify(SQLException e) {
+        String state = e.getSQLState();
+        if (state == null) {
+            return SqlError.OTHER;
+        }
+        return switch (state) {
+            case "55P03", // lock_not_available: lock_timeout, NOWAIT
+                    "40P01", // deadlock_detected
+                    "40001" -> SqlError.LOCK_UNAVAILABLE; // serialization_failure
+            case "23505" -> SqlError.DUPLICATE_KEY; // unique_violation
+            default -> SqlError.OTHER;
+        };
     }
 
     @Override
@@ -234,13 +241,13 @@ final class PostgresStatements extends Statements {
      * Elsewhere the token is drawn above the {@code FOR UPDATE} subquery, once its row is locked.
      */
     @Override
-    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+    OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
         if (callerTx) {
-            OptionalLong free = queryLong(c, lockRowIfFree(), name);
-            return free.isPresent() ? free : bounded(c, maxBlock, true, () -> queryLong(c, lockOrCreateRow(), name));
+            OptionalLong free = s.queryLong(lockRowIfFree(), name);
+            return free.isPresent() ? free : bounded(s, maxBlock, true, () -> s.queryLong(lockOrCreateRow(), name));
         }
         try {
-            return queryLong(c, lockRowWaiting(), lockTimeout(maxBlock), name);
+            return s.queryLong(lockRowWaiting(), lockTimeout(maxBlock), name);
         } catch (SQLException e) {
             if (lockUnavailable(e)) {
                 return null;
@@ -254,7 +261,7 @@ final class PostgresStatements extends Statements {
      * with {@code lock_timeout} set for them and set back after them, and a failure rolls back to the savepoint.
      */
     @Override
-    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+    <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
         if (!callerTx) {
             try {
                 return call.run();
@@ -266,10 +273,10 @@ final class PostgresStatements extends Statements {
             }
         }
         try {
-            return inSavepoint(c, () -> {
-                String previous = setLockTimeout(c, lockTimeout(maxBlock));
+            return inSavepoint(s, () -> {
+                String previous = setLockTimeout(s, lockTimeout(maxBlock));
                 T result = call.run();
-                setLockTimeout(c, previous);
+                setLockTimeout(s, previous);
                 return result;
             });
         } catch (SQLException e) {
@@ -281,20 +288,7 @@ final class PostgresStatements extends Statements {
     }
 
     /** Sets lock_timeout for the rest of the transaction; returns the previous setting. */
-    private String setLockTimeout(Connection c, String timeout) throws SQLException {
-        try (PreparedStatement ps = prepare(c, setLockTimeout(), timeout); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
-    @Override
-    boolean lockUnavailable(SQLException e) {
-        return LOCK_UNAVAILABLE.contains(e.getSQLState());
-    }
-
-    @Override
-    boolean duplicateKey(SQLException e) {
-        return "23505".equals(e.getSQLState());
+    private String setLockTimeout(SqlSession s, String timeout) throws SQLException {
+        return String.valueOf(s.queryRow(setLockTimeout(), timeout)[0]);
     }
 }

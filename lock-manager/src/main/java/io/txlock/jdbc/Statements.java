@@ -125,7 +125,7 @@ abstract class Statements {
      * The claim of {@link JdbcClaims}: a row HELD by owner {@code ?}, token 0, expiring after {@code ?} milliseconds
      * of retention, inserted so that, on a duplicate key, it waits for an uncommitted claim's transaction and then
      * reports the duplicate without failing the caller's transaction: one changed row for a new claim, any other
-     * count (or a duplicate-key error) for a duplicate (see {@link #claim(Connection, String, Object...)}).
+     * count (or a duplicate-key error) for a duplicate (see {@link #claim(SqlSession, String, Object...)}).
      *
      * @return the claim; parameters: name, owner host, owner id, retention in milliseconds
      */
@@ -194,9 +194,9 @@ abstract class Statements {
      *
      * @return true if this statement inserted the claim, false if the key was claimed before
      */
-    boolean claim(Connection c, String sql, Object... params) throws SQLException {
+    boolean claim(SqlSession s, String sql, Object... params) throws SQLException {
         try {
-            return update(c, sql, params) == 1;
+            return s.update(sql, params) == 1;
         } catch (SQLException e) {
             if (duplicateKey(e)) {
                 return false;
@@ -215,7 +215,7 @@ abstract class Statements {
      * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
      * @return the token; empty if the name has no row; null if another transaction held the row lock all along
      */
-    abstract OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException;
+    abstract OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException;
 
     /**
      * Runs a tokened statement with {@code params}, after drawing and binding first the token where the dialect
@@ -223,8 +223,8 @@ abstract class Statements {
      *
      * @return the new token, or empty if no row was granted
      */
-    OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException {
-        return queryLong(c, sql, params);
+    OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
+        return s.queryLong(sql, params);
     }
 
     /**
@@ -236,8 +236,8 @@ abstract class Statements {
      * @param version the token the winning statement wrote
      * @return the grant's token, or empty if the row no longer carries {@code version}
      */
-    OptionalLong retoken(Connection c, String name, long version) throws SQLException {
-        return tokened(c, retoken(), name, version);
+    OptionalLong retoken(SqlSession s, String name, long version) throws SQLException {
+        return tokened(s, retoken(), name, version);
     }
 
     /**
@@ -249,16 +249,16 @@ abstract class Statements {
      * @return the result, or null if a lock wait ran out (or the database chose this statement as deadlock victim
      *     without rolling back the transaction)
      */
-    abstract <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException;
+    abstract <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException;
 
     /**
      * {@link #bounded} for a dialect that bounds lock waits by the session's {@link #sessionWait}: set for the call,
      * set back after it.
      */
-    final <T> T boundedBySession(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+    final <T> T boundedBySession(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
         LockTableSql.SessionWait wait = sessionWait(maxBlock);
-        String previous = wait.readSetting(c);
-        wait.apply(c, wait.value());
+        String previous = wait.readSetting(s);
+        wait.apply(s, wait.value());
         try {
             return call.run();
         } catch (SQLException e) {
@@ -267,7 +267,7 @@ abstract class Statements {
             }
             throw e;
         } finally {
-            wait.apply(c, previous);
+            wait.apply(s, previous);
         }
     }
 
@@ -279,15 +279,35 @@ abstract class Statements {
         c.rollback();
     }
 
+    /** What an error of the database means to a lock. */
+    enum SqlError {
+        /** Another transaction holds the row: lock wait timeout, NOWAIT, deadlock victim (only the statement undone), serialization. */
+        LOCK_UNAVAILABLE,
+        /** A deadlock victim whose whole transaction the database rolled back. */
+        DEADLOCK_ROLLED_BACK,
+        /** A unique-key violation. */
+        DUPLICATE_KEY,
+        /** Anything else: a failure of the backend. */
+        OTHER
+    }
+
+    /** @return what the error means: this dialect's table of SQLStates and vendor codes */
+    abstract SqlError classify(SQLException e);
+
     /** @return whether the error means "another transaction holds it": lock wait timeout, NOWAIT, deadlock, serialization */
-    abstract boolean lockUnavailable(SQLException e);
+    final boolean lockUnavailable(SQLException e) {
+        SqlError kind = classify(e);
+        return kind == SqlError.LOCK_UNAVAILABLE || kind == SqlError.DEADLOCK_ROLLED_BACK;
+    }
 
     /** @return whether the error is a unique-key violation */
-    abstract boolean duplicateKey(SQLException e);
+    final boolean duplicateKey(SQLException e) {
+        return classify(e) == SqlError.DUPLICATE_KEY;
+    }
 
     /** @return whether the database rolled back the whole transaction, not just the statement (deadlock victims) */
-    boolean abortsTransaction(SQLException e) {
-        return false;
+    final boolean abortsTransaction(SQLException e) {
+        return classify(e) == SqlError.DEADLOCK_ROLLED_BACK;
     }
 
     /** @return {@code maxBlock} clamped to {@link #MAX_SINGLE_WAIT}, in milliseconds */
@@ -354,8 +374,8 @@ abstract class Statements {
      * The row as the row strategies must see it before granting: the latest committed state. A plain read
      * does, except in a MySQL REPEATABLE READ transaction, whose snapshot would never show the row freed.
      */
-    RowState readState(Connection c, io.txlock.spi.LockRequest r) throws SQLException {
-        return readState(c, r.name());
+    RowState readState(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        return readState(s, r.name());
     }
 
     /**
@@ -374,10 +394,10 @@ abstract class Statements {
      * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
      * @return true when the row is there (created, or found); false if the wait ran out
      */
-    boolean createFreeRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
-        return bounded(c, maxBlock, callerTx, () -> {
+    boolean createFreeRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        return bounded(s, maxBlock, callerTx, () -> {
             try {
-                tokened(c, insertFree(maxBlock), name);
+                tokened(s, insertFree(maxBlock), name);
             } catch (SQLException e) {
                 if (!duplicateKey(e)) {
                     throw e;
@@ -387,19 +407,22 @@ abstract class Statements {
         }) != null;
     }
 
-    /** @return whether {@link #readState(Connection, io.txlock.spi.LockRequest)} creates and locks a missing row first */
+    /** @return whether {@link #readState(SqlSession, io.txlock.spi.LockRequest)} creates and locks a missing row first */
     boolean locksBeforeReading(boolean callerTx) {
         return false;
     }
 
-    RowState readState(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = prepare(c, selectState(), name); ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-                return null;
-            }
-            long left = rs.getLong(3);
-            return new RowState(rs.getLong(1), "HELD".equals(rs.getString(2)), rs.wasNull() ? null : left);
+    RowState readState(SqlSession s, String name) throws SQLException {
+        return rowState(s.queryRow(selectState(), name));
+    }
+
+    /** @return the state of a row of {@link #selectState()}'s columns, or null for no row */
+    static RowState rowState(Object[] row) {
+        if (row == null) {
+            return null;
         }
+        return new RowState(((Number) row[0]).longValue(), "HELD".equals(String.valueOf(row[1]).trim()),
+                row[2] == null ? null : ((Number) row[2]).longValue());
     }
 
     /** @return the holder of a name as recorded in its row, if it is held and its lease has not run out */
@@ -453,47 +476,40 @@ abstract class Statements {
      *
      * @return the number of token rows deleted
      */
-    int purgeUsedTokens(Connection c, int batch) throws SQLException {
+    int purgeUsedTokens(SqlSession s, int batch) throws SQLException {
         if (newestToken() == null) {
             return 0;
         }
-        Integer purged = boundedBySession(c, Duration.ZERO, false, () -> {
-            OptionalLong newest = queryLong(c, newestToken());
-            return newest.isEmpty() || newest.getAsLong() == 0 ? 0 : update(c, purgeTokensBelow(batch), newest.getAsLong());
+        Integer purged = boundedBySession(s, Duration.ZERO, false, () -> {
+            OptionalLong newest = s.queryLong(newestToken());
+            return newest.isEmpty() || newest.getAsLong() == 0 ? 0 : s.update(purgeTokensBelow(batch), newest.getAsLong());
         });
         return purged == null ? 0 : purged;
     }
 
     /**
      * Runs work that must leave the caller's transaction usable whatever fails: in the dialect's
-     * {@link #savepoint()} where it has one and {@code c} is in a transaction.
+     * {@link #savepoint()} where it has one.
      */
-    final <T> T inSavepoint(Connection c, SqlCall<T> work) throws SQLException {
-        if (savepoint() == null || c.getAutoCommit()) {
+    final <T> T inSavepoint(SqlSession s, SqlCall<T> work) throws SQLException {
+        if (savepoint() == null) {
             return work.run();
         }
-        execute(c, savepoint());
+        s.control(savepoint());
         T result;
         try {
             result = work.run();
         } catch (SQLException | RuntimeException e) {
             try {
-                execute(c, rollbackToSavepoint());
-                execute(c, releaseSavepoint());
+                s.control(rollbackToSavepoint());
+                s.control(releaseSavepoint());
             } catch (SQLException undoFailed) {
                 e.addSuppressed(undoFailed);
             }
             throw e;
         }
-        execute(c, releaseSavepoint());
+        s.control(releaseSavepoint());
         return result;
-    }
-
-    /** Runs a statement without parameters, untracked: savepoints and settings, never a lock wait. */
-    static void execute(Connection c, String sql) throws SQLException {
-        try (java.sql.Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
     }
 
     /** @return a timestamp column written with the database clock as an instant */
