@@ -28,6 +28,7 @@ final class JdbcAccess {
     private final JdbcDialect configuredDialect;
     private final String table;
     private volatile Statements statements;
+    private volatile LockTableSql sql;
     private volatile JdbcDialect dialect;
 
     JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
@@ -53,6 +54,16 @@ final class JdbcAccess {
         return s != null ? s : statements(transactional);
     }
 
+    /** @return the dialect's statements as {@link #statements()}, in the form the row-lease strategies take them */
+    LockTableSql sql() {
+        LockTableSql s = sql;
+        if (s == null) {
+            statements();
+            s = sql;
+        }
+        return s;
+    }
+
     /**
      * Detects the dialect and checks the table now, on a connection of the lease datasource (which joins no caller's
      * transaction where the provider has a lease datasource of its own).
@@ -69,8 +80,9 @@ final class JdbcAccess {
         if (s == null) {
             try (Connection c = connect(from)) {
                 JdbcDialect d = configuredDialect != null ? configuredDialect.requireMatches(c.getMetaData()) : JdbcDialect.detect(c.getMetaData());
-                requireTable(c, d);
-                s = statementsFor(d, table);
+                s = Statements.of(d, table);
+                requireTable(c, d, s);
+                sql = new LockTableSql(d, s);
                 dialect = d;
                 statements = s;
             } catch (SQLException e) {
@@ -83,19 +95,22 @@ final class JdbcAccess {
     /**
      * Changes nothing and commits nothing, so it is safe inside any transaction: at a first use inside a caller's
      * transaction it runs on the caller's own connection (a pool sized to its clients may have no second one), in a
-     * savepoint on PostgreSQL, where a failed statement would abort the transaction.
+     * savepoint where the dialect has one (PostgreSQL, where a failed statement would abort the transaction).
      */
-    private void requireTable(Connection c, JdbcDialect d) throws SQLException {
-        boolean savepoint = d == JdbcDialect.POSTGRESQL && !c.getAutoCommit();
-        if (savepoint) {
-            PostgresStatements.savepoint(c);
-        }
-        try (Statement probe = c.createStatement()) {
-            probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
-        } catch (SQLException e) {
-            if (savepoint) {
-                PostgresStatements.rollbackToSavepoint(c);
+    private void requireTable(Connection c, JdbcDialect d, Statements s) throws SQLException {
+        Statements.SqlCall<Void> probe = () -> {
+            try (Statement query = c.createStatement()) {
+                query.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
             }
+            return null;
+        };
+        try {
+            if (c.getAutoCommit()) {
+                probe.run();
+            } else {
+                s.inSavepoint(SqlSession.of(c), probe);
+            }
+        } catch (SQLException e) {
             if (MISSING_TABLE.contains(e.getSQLState()) || e.getErrorCode() == 1146) {
                 throw new IllegalArgumentException("lock table " + table + " does not exist in the " + d.name().toLowerCase(Locale.ROOT)
                         + " database: create it with JdbcLockSchema.create(dataSource, JdbcDialect." + d + ", \"" + table
@@ -104,9 +119,6 @@ final class JdbcAccess {
                         + vanishingDatabase(c) + " (" + e.getMessage() + ")", e);
             }
             throw e;
-        }
-        if (savepoint) {
-            PostgresStatements.releaseSavepoint(c);
         }
     }
 
@@ -122,15 +134,6 @@ final class JdbcAccess {
             // no hint then
         }
         return "";
-    }
-
-    static Statements statementsFor(JdbcDialect dialect, String table) {
-        return switch (dialect) {
-            case H2 -> new H2Statements(table);
-            case POSTGRESQL -> new PostgresStatements(table);
-            case MYSQL -> new MySqlStatements(table);
-            case MARIADB -> new MariaDbStatements(table);
-        };
     }
 
     /** @return the dialect, or null while the database was never reached */
@@ -149,7 +152,7 @@ final class JdbcAccess {
     <T> T onExistingRowInCallerTransaction(String name, SqlWork<T> work, String what) {
         Statements st = statements();
         if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
-            autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
+            autoCommitted(c -> st.createFreeRow(SqlSession.of(c), name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
         }
         return inCallerTransaction(c -> {
             if (c.getAutoCommit()) {
@@ -217,39 +220,12 @@ final class JdbcAccess {
      * @return the number of rows deleted
      */
     int reapExpired(int batch) {
-        int total = 0;
-        while (true) {
-            int deleted = inOwnTransaction(c -> statements().reap(c, batch), "reap expired rows");
-            total += deleted;
-            if (deleted < batch) {
-                break;
-            }
-        }
-        if (statements() instanceof MySqlStatements mysql && mysql.newestToken() != null) {
-            autoCommitted(c -> purgeTokensWithoutWaiting(c, mysql, batch * 10), "purge used tokens");
+        int total = LockTableReaper.reapAll(() -> inOwnTransaction(c -> statements().reap(c, batch), "reap expired rows"), batch);
+        Statements st = statements();
+        if (st.newestToken() != null) {
+            autoCommitted(c -> st.purgeUsedTokens(SqlSession.of(c), batch * 10), "purge used tokens");
         }
         return total;
-    }
-
-    /**
-     * Purges used MySQL tokens, without waiting for the token rows of transactions still open (a SELECT_FOR_UPDATE
-     * holder's, a caller's): the purge would wait for them up to {@code innodb_lock_wait_timeout} (50 s by default) on
-     * every run and then fail. It tries again on the next run instead.
-     */
-    private static int purgeTokensWithoutWaiting(Connection c, MySqlStatements mysql, int batch) throws SQLException {
-        LockTableSql.SessionWait wait = mysql.sessionWait(java.time.Duration.ZERO);
-        String previous = wait.readSetting(c);
-        wait.apply(c, wait.value());
-        try {
-            return mysql.purgeTokens(c, batch);
-        } catch (SQLException e) {
-            if (mysql.lockUnavailable(e)) {
-                return 0;
-            }
-            throw e;
-        } finally {
-            wait.apply(c, previous);
-        }
     }
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */

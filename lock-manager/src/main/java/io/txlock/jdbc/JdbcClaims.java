@@ -151,7 +151,8 @@ public final class JdbcClaims {
 
     /** @return true if claimed, false if claimed before, null if a concurrent claim did not end within {@code wait} */
     private Boolean attempt(Connection c, Statements st, String key, Duration wait) throws SQLException {
-        return st.bounded(c, wait, true, () -> st.claim(c, st.render(st.claim, wait, true), key, host, OWNER,
+        SqlSession s = SqlSession.of(c);
+        return st.bounded(s, wait, true, () -> st.claim(s, st.insertClaim(wait), key, host, OWNER,
                 retention.toMillis()));
     }
 

@@ -10,10 +10,6 @@ import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -48,7 +44,7 @@ public final class JdbcLockProvider implements LockProvider {
     private final Strategy strategy;
     private final LockStrategy steps;
     private final int reaperBatch;
-    private final ScheduledExecutorService reaper;
+    private final LockTableReaper reaper;
     private final JdbcTransactions transactions;
 
     private JdbcLockProvider(Builder b) {
@@ -57,8 +53,7 @@ public final class JdbcLockProvider implements LockProvider {
         this.strategy = b.strategy;
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new SelectForUpdate(db);
-            case OPTIMISTIC_VERSION -> new OptimisticVersion(db);
-            case UNIQUE_INSERT -> new UniqueInsert(db);
+            case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new RowLeaseStrategy(db, RowLease.of(b.strategy));
         };
         try {
             db.checkTable();
@@ -67,18 +62,7 @@ public final class JdbcLockProvider implements LockProvider {
                     e.getMessage());
         }
         this.reaperBatch = b.reaperBatch;
-        if (b.reaperPeriod.isZero()) {
-            this.reaper = null;
-        } else {
-            this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "txlock-reaper-" + b.table);
-                t.setDaemon(true);
-                return t;
-            });
-            long period = b.reaperPeriod.toMillis();
-            reaper.scheduleWithFixedDelay(this::reapQuietly, ThreadLocalRandom.current().nextLong(period) + 1, period,
-                    TimeUnit.MILLISECONDS);
-        }
+        this.reaper = LockTableReaper.start("txlock-reaper-" + b.table, b.reaperPeriod, b.table, this::reapExpired);
     }
 
     /**
@@ -183,21 +167,10 @@ public final class JdbcLockProvider implements LockProvider {
         return db.reapExpired(reaperBatch);
     }
 
-    private void reapQuietly() {
-        try {
-            int n = reapExpired();
-            if (n > 0) {
-                log.debug("reaped {} expired rows of {}", n, db.table());
-            }
-        } catch (RuntimeException e) {
-            log.warn("reaping {} failed, will retry: {}", db.table(), e.toString());
-        }
-    }
-
     @Override
     public void close() {
         if (reaper != null) {
-            reaper.shutdownNow();
+            reaper.close();
         }
     }
 
@@ -208,6 +181,11 @@ public final class JdbcLockProvider implements LockProvider {
         throw new IllegalArgumentException("not a grant of a JdbcLockProvider: " + grant);
     }
 
+    /**
+     * @param table a lock table's name
+     * @return {@code table}
+     * @throws IllegalArgumentException unless it is a plain identifier
+     */
     static String validTable(String table) {
         if (table == null || !IDENTIFIER.matcher(table).matches()) {
             throw new IllegalArgumentException("table must be a plain SQL identifier (a letter or _, then letters, digits"
@@ -223,8 +201,8 @@ public final class JdbcLockProvider implements LockProvider {
         private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
         private String table = "method_lock";
         private JdbcDialect dialect;
-        private Duration reaperPeriod = Duration.ofMinutes(1);
-        private int reaperBatch = 500;
+        private Duration reaperPeriod = LockTableReaper.DEFAULT_PERIOD;
+        private int reaperBatch = LockTableReaper.DEFAULT_BATCH;
         private JdbcTransactions transactions;
 
         private Builder(DataSource dataSource) {
@@ -290,11 +268,7 @@ public final class JdbcLockProvider implements LockProvider {
          * @return this builder
          */
         public Builder reaperPeriod(Duration period) {
-            if (period == null || period.isNegative() || !period.isZero() && period.compareTo(Duration.ofMillis(1)) < 0
-                    || period.compareTo(Duration.ofDays(365)) > 0) {
-                throw new IllegalArgumentException("reaperPeriod must be zero (no reaper) or from 1 ms to 365 days, was " + period);
-            }
-            this.reaperPeriod = period;
+            this.reaperPeriod = LockTableReaper.validPeriod(period);
             return this;
         }
 
@@ -303,10 +277,7 @@ public final class JdbcLockProvider implements LockProvider {
          * @return this builder
          */
         public Builder reaperBatchSize(int batch) {
-            if (batch < 1 || batch > 100_000) {
-                throw new IllegalArgumentException("reaperBatchSize must be between 1 and 100000, was " + batch);
-            }
-            this.reaperBatch = batch;
+            this.reaperBatch = LockTableReaper.validBatch(batch);
             return this;
         }
 

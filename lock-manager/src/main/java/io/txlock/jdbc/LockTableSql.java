@@ -1,8 +1,5 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -21,9 +18,13 @@ public final class LockTableSql {
     private final JdbcDialect dialect;
     private final Statements st;
 
-    private LockTableSql(JdbcDialect dialect, Statements st) {
+    LockTableSql(JdbcDialect dialect, Statements st) {
         this.dialect = dialect;
         this.st = st;
+    }
+
+    Statements statements() {
+        return st;
     }
 
     /**
@@ -36,7 +37,7 @@ public final class LockTableSql {
         if (dialect == null) {
             throw new IllegalArgumentException("dialect must not be null");
         }
-        return new LockTableSql(dialect, JdbcAccess.statementsFor(dialect, JdbcLockProvider.validTable(table)));
+        return new LockTableSql(dialect, Statements.of(dialect, JdbcLockProvider.validTable(table)));
     }
 
     /** @return the database */
@@ -61,42 +62,42 @@ public final class LockTableSql {
 
     /** @return a query for the state of a name's row: version, state, milliseconds until {@code expires_at}; parameter: name */
     public String selectState() {
-        return st.selectState;
+        return st.selectState();
     }
 
     /** @return a query for the whole row of a name if it is held and its lease has not run out; parameter: name */
     public String selectHeldRow() {
-        return st.inspectRow;
+        return st.inspectRow();
     }
 
     /** @return an update that extends a lease; parameters: lease in milliseconds, name, token, owner id */
     public String renew() {
-        return st.renew;
+        return st.renew();
     }
 
     /** @return an update that sets a held row free; parameters: name, token, owner id */
     public String free() {
-        return st.free;
+        return st.free();
     }
 
     /** @return a delete of a held row; parameters: name, token, owner id */
     public String delete() {
-        return st.delete;
+        return st.delete();
     }
 
     /** @return a query that returns a row only if the name's row is not locked by another transaction; parameter: name */
     public String lockProbe() {
-        return st.lockProbe;
+        return st.lockProbe();
     }
 
     /** @return a query for up to {@code ?} names whose lease ran out, locking them, skipping locked rows */
     public String reapCandidates() {
-        return st.reapCandidates;
+        return st.reapCandidates();
     }
 
     /** @return a delete of one name whose lease ran out; parameter: name */
     public String reapDelete() {
-        return st.reapDelete;
+        return st.reapDelete();
     }
 
     /** @return a query for the newest used token row (MySQL/MariaDB's token table), or empty where tokens come from a sequence */
@@ -118,6 +119,64 @@ public final class LockTableSql {
      */
     public SessionWait sessionWait(Duration maxBlock) {
         return st.sessionWait(maxBlock);
+    }
+
+    /**
+     * @param maxBlock the longest wait, bounded by {@link #sessionWait}
+     * @return the standard JPA lock-timeout hint for a pessimistic lock that waits up to {@code maxBlock}, in
+     *     milliseconds: any hint of 0 or more makes the JPA provider report a lock conflict as a
+     *     {@code LockTimeoutException}, which leaves the transaction usable
+     */
+    public int jpaLockTimeoutHint(Duration maxBlock) {
+        return st.jpaLockTimeoutHint(maxBlock);
+    }
+
+    /**
+     * @return the statements that run an attempt in the caller's transaction inside a savepoint, where a failed
+     *     statement would otherwise abort that transaction (PostgreSQL); empty where none is needed
+     */
+    public Optional<Savepoint> savepoint() {
+        return st.savepoint() == null ? Optional.empty()
+                : Optional.of(new Savepoint(st.savepoint(), st.releaseSavepoint(), st.rollbackToSavepoint()));
+    }
+
+    /**
+     * The statements of a savepoint.
+     *
+     * @param open opens it
+     * @param release ends it, keeping what was done in it
+     * @param rollback undoes everything since it was opened, row locks and settings included (it stays open)
+     */
+    public record Savepoint(String open, String release, String rollback) {
+    }
+
+    /**
+     * @param table a lock table's name
+     * @return {@code table}
+     * @throws IllegalArgumentException unless it is a plain identifier (letters, digits, _; at most 48 characters)
+     */
+    public static String validTable(String table) {
+        return JdbcLockProvider.validTable(table);
+    }
+
+    /** A query for the database's version where JDBC metadata is not at hand: PostgreSQL, MySQL and MariaDB answer it. */
+    public static final String VERSION_QUERY = "SELECT version()";
+
+    /** A query only H2 answers, for a database that does not answer {@link #VERSION_QUERY}. */
+    public static final String H2_VERSION_QUERY = "SELECT H2VERSION()";
+
+    /**
+     * @param version the answer to {@link #VERSION_QUERY}
+     * @return the database it comes from
+     */
+    public static JdbcDialect dialectOfVersion(String version) {
+        String v = version.toLowerCase(java.util.Locale.ROOT);
+        return v.contains("postgresql") ? JdbcDialect.POSTGRESQL : v.contains("mariadb") ? JdbcDialect.MARIADB : JdbcDialect.MYSQL;
+    }
+
+    /** @return the longest single lock wait; a longer wait is a series of waits */
+    public static Duration maxSingleWait() {
+        return Statements.MAX_SINGLE_WAIT;
     }
 
     /**
@@ -187,17 +246,12 @@ public final class LockTableSql {
             return template.startsWith("SELECT");
         }
 
-        String readSetting(Connection c) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(query); ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getString(1);
-            }
+        String readSetting(SqlSession s) throws SQLException {
+            return String.valueOf(s.control(query)[0]);
         }
 
-        void apply(Connection c, String setting) throws SQLException {
-            try (PreparedStatement ps = c.prepareStatement(update(setting))) {
-                ps.execute();
-            }
+        void apply(SqlSession s, String setting) throws SQLException {
+            s.control(update(setting));
         }
     }
 }

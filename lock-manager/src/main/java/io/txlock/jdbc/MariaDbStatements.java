@@ -1,67 +1,167 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
- * MariaDB: MySQL's SQL, with two differences. Tokens come from the sequence {@code <table>_token_seq}, not from a
- * token table: a LEASE row lock draws its token in the select list of its locking read, and drawing one writes
- * nothing (a token row insert halves what the server can do, measured on MariaDB 10.11). Lock waits are bounded per
- * statement and to the millisecond by {@code SET STATEMENT max_statement_time=… FOR …}
- * ({@code innodb_lock_wait_timeout=0} for "do not wait"), so no session setting is ever changed.
+ * MariaDB 10.6 or later (InnoDB; how it runs is {@link InnoDbStatements}'). Tokens come from the sequence
+ * {@code <table>_token_seq}: a LEASE row lock draws its token in the select list of its locking read, which MariaDB
+ * computes after it locked the row, and drawing one writes nothing (a token row insert halves what the server can
+ * do, measured on MariaDB 10.11). Lock waits are bounded per statement and to the millisecond by
+ * {@code SET STATEMENT max_statement_time = … FOR …} ({@code innodb_lock_wait_timeout = 0} for "do not wait"), so no
+ * session setting is ever changed ({@link #waiting}).
  */
-final class MariaDbStatements extends MySqlStatements {
-
-    private final String sequence;
-    /** MariaDB computes the select list of a locking read after it locked the row. */
-    private final String lockRowDrawingToken;
+final class MariaDbStatements extends InnoDbStatements {
 
     MariaDbStatements(String table) {
         super(table);
-        this.sequence = table + "_token_seq";
-        this.lockRowDrawingToken = "SELECT NEXTVAL(" + sequence + ") FROM " + table + " WHERE name = ? FOR UPDATE" + WAIT;
-    }
-
-    /** Outside the caller's transaction: one locking read that draws the token (in the caller's, MySQL's upsert). */
-    @Override
-    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
-        if (callerTx) {
-            return super.lockRow(c, name, maxBlock, true);
-        }
-        return bounded(c, maxBlock, false, () -> queryLong(c, render(lockRowDrawingToken, maxBlock, false), name));
     }
 
     @Override
-    long newToken(Connection c) throws SQLException {
-        return queryLong(c, "SELECT NEXTVAL(" + sequence + ")").getAsLong();
+    String selectState() {
+        return sql("""
+                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+                FROM {table} WHERE name = ?""");
+    }
+
+    @Override
+    String selectStateForUpdate() {
+        return sql("""
+                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+                FROM {table} WHERE name = ? FOR UPDATE""");
+    }
+
+    @Override
+    String casGrant(Duration wait) {
+        return waiting(wait, """
+                UPDATE {table} SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+                  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))""");
+    }
+
+    @Override
+    String insertHeld(Duration wait) {
+        return waiting(wait, """
+                INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  UTC_TIMESTAMP(6)""");
+    }
+
+    @Override
+    String takeOver(Duration wait) {
+        return waiting(wait, """
+                UPDATE {table} SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+                  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))""");
+    }
+
+    @Override
+    String insertFree(Duration wait) {
+        return waiting(wait, """
+                INSERT IGNORE INTO {table} (version, name, state, hold_count, expires_at, updated_at)
+                SELECT ?, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)""");
+    }
+
+    @Override
+    String retoken() {
+        return sql("UPDATE {table} SET version = ? WHERE name = ? AND version = ?");
+    }
+
+    @Override
+    String renew() {
+        return sql("""
+                UPDATE {table} SET expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
+    }
+
+    @Override
+    String free() {
+        return sql("""
+                UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+                  expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
+    }
+
+    @Override
+    String delete() {
+        return sql("DELETE FROM {table} WHERE name = ? AND version = ? AND owner_id = ?");
+    }
+
+    @Override
+    String inspect() {
+        return sql("""
+                SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
+                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
+    }
+
+    @Override
+    String inspectRow() {
+        return sql("""
+                SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM {table}
+                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
+    }
+
+    @Override
+    String rowExists() {
+        return sql("SELECT 1 FROM {table} WHERE name = ?");
+    }
+
+    @Override
+    String lockProbe() {
+        return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE SKIP LOCKED");
+    }
+
+    /** Rows whose lease ran out, and FREE rows a minute ({@link #FREE_RETENTION}) after their release. */
+    @Override
+    String reapCandidates() {
+        return sql("""
+                SELECT name FROM {table}
+                WHERE expires_at < UTC_TIMESTAMP(6)
+                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))
+                ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED""");
+    }
+
+    @Override
+    String reapDelete() {
+        return sql("""
+                DELETE FROM {table} WHERE name = ? AND expires_at < UTC_TIMESTAMP(6)
+                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))""");
+    }
+
+    /** As MySQL's: {@code ON DUPLICATE KEY UPDATE} locks a committed duplicate and reports it as 2 changed rows. */
+    @Override
+    String insertClaim(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                VALUES (0, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  UTC_TIMESTAMP(6))
+                ON DUPLICATE KEY UPDATE hold_count = hold_count + 1""");
+    }
+
+    @Override
+    String ensureLockedRow(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, hold_count, expires_at, updated_at)
+                VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+                ON DUPLICATE KEY UPDATE hold_count = hold_count""");
+    }
+
+    /** @return locks the name's row, if there is one, and draws the token once it holds it; parameter: name */
+    String lockRowDrawingToken(Duration wait) {
+        return waiting(wait, "SELECT NEXTVAL({table}_token_seq) FROM {table} WHERE name = ? FOR UPDATE");
+    }
+
+    /** @return a query for a new token */
+    String nextToken() {
+        return sql("SELECT NEXTVAL({table}_token_seq)");
     }
 
     @Override
     String selectTokenAndNow() {
-        return "SELECT NEXTVAL(" + sequence + "), " + epochMicros();
-    }
-
-    @Override
-    String tokenInsert() {
-        return null;
-    }
-
-    @Override
-    String newestToken() {
-        return null;
-    }
-
-    @Override
-    String render(String template, Duration maxBlock, boolean callerTx) {
-        String sql = template.replace(WAIT, "");
-        long millis = waitMillis(maxBlock);
-        if (millis <= 0) {
-            return "SET STATEMENT innodb_lock_wait_timeout = 0 FOR " + sql;
-        }
-        return "SET STATEMENT max_statement_time = " + (millis / 1000) + "." + String.format("%03d", millis % 1000)
-                + " FOR " + sql;
+        return sql("SELECT NEXTVAL({table}_token_seq), TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))");
     }
 
     /**
@@ -76,15 +176,47 @@ final class MariaDbStatements extends MySqlStatements {
                     "SET SESSION innodb_lock_wait_timeout = {}", "0", false);
         }
         return new LockTableSql.SessionWait("SELECT @@SESSION.max_statement_time", "SET SESSION max_statement_time = {}",
-                (millis / 1000) + "." + String.format("%03d", millis % 1000), false);
+                seconds(millis), false);
+    }
+
+    /** Hibernate renders a positive hint as {@code WAIT} in whole seconds: rounded up, {@link #sessionWait} cuts it. */
+    @Override
+    int jpaLockTimeoutHint(Duration maxBlock) {
+        long millis = waitMillis(maxBlock);
+        return (int) (millis > 0 ? (millis + 999) / 1000 * 1000 : millis);
+    }
+
+    /** @return {@code text}, its lock waits bounded by {@code wait}: {@code SET STATEMENT … FOR text} */
+    private String waiting(Duration wait, String text) {
+        long millis = waitMillis(wait);
+        String bound = millis <= 0 ? "innodb_lock_wait_timeout = 0" : "max_statement_time = " + seconds(millis);
+        return "SET STATEMENT " + bound + " FOR " + sql(text);
+    }
+
+    private static String seconds(long millis) {
+        return (millis / 1000) + "." + String.format("%03d", millis % 1000);
+    }
+
+    /** Outside the caller's transaction: one locking read that draws the token (in the caller's, the upsert). */
+    @Override
+    OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        if (callerTx) {
+            return lockRowInCallerTransaction(s, name, maxBlock);
+        }
+        return bounded(s, maxBlock, false, () -> s.queryLong(lockRowDrawingToken(maxBlock), name));
     }
 
     @Override
-    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+    long newToken(SqlSession s) throws SQLException {
+        return s.queryLong(nextToken()).getAsLong();
+    }
+
+    @Override
+    <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
         try {
             return call.run();
         } catch (SQLException e) {
-            // 1969, max_statement_time, is this dialect's wait bound only where render set one: a zero wait sets none
+            // 1969, max_statement_time, is this dialect's wait bound only where waiting set one: a zero wait sets none
             if (lockUnavailable(e) && !(callerTx && abortsTransaction(e)) && (e.getErrorCode() != 1969 || waitMillis(maxBlock) > 0)) {
                 return null;
             }

@@ -1,91 +1,234 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * PostgreSQL. The clock is {@code clock_timestamp()} (not {@code now()}, which stands still for a whole
- * transaction); tokens come from {@code <table>_token_seq}. Lock waits are bounded by {@code lock_timeout}:
- * outside the caller's transaction it is set by the waiting statement itself, from a one-row
+ * transaction); tokens come from {@code <table>_token_seq}, returned by {@code RETURNING}. Lock waits are bounded by
+ * {@code lock_timeout}: a waiting statement sets it itself, from a one-row
  * {@code FROM (SELECT set_config('lock_timeout', …, true))}, at no extra round trip; inside the caller's
- * transaction, where any error would abort it, the statement runs in a savepoint with the setting saved and
- * restored around it.
+ * transaction, where any error would abort it, the statements run in a savepoint with the setting saved and
+ * restored around them ({@link #bounded}).
  */
 final class PostgresStatements extends Statements {
+
+    PostgresStatements(String table) {
+        super(table);
+    }
+
+    /** By SQLState; a deadlock victim's statement ran in a savepoint or a transaction of its own, so only it is undone. */
+    @Override
+    SqlError classify(SQLException e) {
+        String state = e.getSQLState();
+        if (state == null) {
+            return SqlError.OTHER;
+        }
+        return switch (state) {
+            case "55P03", // lock_not_available: lock_timeout, NOWAIT
+                    "40P01", // deadlock_detected
+                    "40001" -> SqlError.LOCK_UNAVAILABLE; // serialization_failure
+            case "23505" -> SqlError.DUPLICATE_KEY; // unique_violation
+            default -> SqlError.OTHER;
+        };
+    }
+
+    @Override
+    String selectState() {
+        return sql("""
+                SELECT version, state, CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)
+                FROM {table} WHERE name = ?""");
+    }
+
+    @Override
+    String casGrant(Duration wait) {
+        return waiting(wait, """
+                UPDATE {table} SET version = nextval('{table}_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+                  hold_count = 1, acquired_at = clock_timestamp(),
+                  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
+                WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+                RETURNING version""");
+    }
+
+    @Override
+    String insertHeld(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                SELECT nextval('{table}_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
+                  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
+                ON CONFLICT (name) DO NOTHING
+                RETURNING version""");
+    }
+
+    @Override
+    String takeOver(Duration wait) {
+        return waiting(wait, """
+                UPDATE {table} SET version = nextval('{table}_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+                  hold_count = 1, acquired_at = clock_timestamp(),
+                  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
+                WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+                RETURNING version""");
+    }
+
+    @Override
+    String insertFree(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, hold_count, expires_at, updated_at)
+                SELECT nextval('{table}_token_seq'), ?, 'FREE', 0, clock_timestamp(), clock_timestamp()
+                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
+                ON CONFLICT (name) DO NOTHING
+                RETURNING version""");
+    }
+
+    @Override
+    String retoken() {
+        return sql("""
+                UPDATE {table} SET version = nextval('{table}_token_seq') WHERE name = ? AND version = ?
+                RETURNING version""");
+    }
+
+    @Override
+    String renew() {
+        return sql("""
+                UPDATE {table} SET expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'),
+                  updated_at = clock_timestamp()
+                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
+    }
+
+    @Override
+    String free() {
+        return sql("""
+                UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+                  expires_at = clock_timestamp(), updated_at = clock_timestamp()
+                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
+    }
+
+    @Override
+    String delete() {
+        return sql("DELETE FROM {table} WHERE name = ? AND version = ? AND owner_id = ?");
+    }
+
+    @Override
+    String inspect() {
+        return sql("""
+                SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
+                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock_timestamp())""");
+    }
+
+    @Override
+    String inspectRow() {
+        return sql("""
+                SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM {table}
+                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock_timestamp())""");
+    }
+
+    @Override
+    String rowExists() {
+        return sql("SELECT 1 FROM {table} WHERE name = ?");
+    }
+
+    @Override
+    String lockProbe() {
+        return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE SKIP LOCKED");
+    }
+
+    /** Rows whose lease ran out, and FREE rows a minute ({@link #FREE_RETENTION}) after their release. */
+    @Override
+    String reapCandidates() {
+        return sql("""
+                SELECT name FROM {table}
+                WHERE expires_at < clock_timestamp()
+                  AND (state = 'HELD' OR expires_at < (clock_timestamp() + CAST(-60000 AS BIGINT) * INTERVAL '1 millisecond'))
+                ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED""");
+    }
+
+    @Override
+    String reapDelete() {
+        return sql("""
+                DELETE FROM {table} WHERE name = ? AND expires_at < clock_timestamp()
+                  AND (state = 'HELD' OR expires_at < (clock_timestamp() + CAST(-60000 AS BIGINT) * INTERVAL '1 millisecond'))""");
+    }
+
+    /** A duplicate inserts nothing (0 rows), after waiting for an uncommitted claim's transaction to end. */
+    @Override
+    String insertClaim(Duration wait) {
+        return sql("""
+                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                VALUES (0, ?, 'HELD', ?, ?, 1, clock_timestamp(),
+                  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp())
+                ON CONFLICT (name) DO NOTHING""");
+    }
+
+    @Override
+    String selectTokenAndNow() {
+        return sql("SELECT nextval('{table}_token_seq'), CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)");
+    }
+
+    /** Outside the caller's transaction: locks the row, waiting up to {@code ?} ({@code lock_timeout}), then draws the token. */
+    String lockRowWaiting() {
+        return sql("""
+                SELECT nextval('{table}_token_seq') FROM (
+                  SELECT 1 FROM {table} AS txlock_row, (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait
+                  WHERE txlock_row.name = ? FOR UPDATE OF txlock_row) AS txlock_locked""");
+    }
+
+    /** In the caller's transaction: locks the row only if no one holds it, never failing. */
+    String lockRowIfFree() {
+        return sql("""
+                SELECT nextval('{table}_token_seq') FROM (
+                  SELECT 1 FROM {table} AS txlock_row WHERE name = ? FOR UPDATE SKIP LOCKED) AS txlock_locked""");
+    }
+
+    /** In the caller's transaction: creates the row or locks it, and draws the token once it holds it. */
+    String lockOrCreateRow() {
+        return sql("""
+                INSERT INTO {table} AS txlock_row (version, name, state, hold_count, expires_at, updated_at)
+                VALUES (0, ?, 'FREE', 0, clock_timestamp(), clock_timestamp())
+                ON CONFLICT (name) DO UPDATE SET hold_count = txlock_row.hold_count
+                RETURNING nextval('{table}_token_seq')""");
+    }
+
+    /** Sets {@code lock_timeout} to {@code ?} for the rest of the transaction, returning the previous setting. */
+    String setLockTimeout() {
+        return "SELECT current_setting('lock_timeout'), set_config('lock_timeout', ?, true)";
+    }
 
     /**
      * Savepoints are SQL statements, not {@code Connection.setSavepoint()}: a Jakarta EE server refuses
      * {@code Connection.rollback(Savepoint)} on a connection enlisted in its transaction (WildFly: IJ031021).
      */
-    private static final String SAVEPOINT = "txlock_attempt";
-
-    private static final Set<String> LOCK_UNAVAILABLE = Set.of(
-            "55P03", // lock_not_available: lock_timeout, NOWAIT
-            "40P01", // deadlock_detected
-            "40001"); // serialization_failure
-
-    private final String lockRowWaiting;
-    private final String lockRowIfFree;
-    private final String lockOrCreateRow;
-
-    PostgresStatements(String table) {
-        super(table);
-        String token = "SELECT " + nextToken() + " FROM (SELECT 1 FROM " + table + " AS txlock_row";
-        this.lockOrCreateRow = "INSERT INTO " + table + " AS txlock_row (version, name, state, hold_count, expires_at, updated_at)"
-                + " VALUES (0, ?, 'FREE', 0, clock_timestamp(), clock_timestamp()) ON CONFLICT (name)"
-                + " DO UPDATE SET hold_count = txlock_row.hold_count RETURNING " + nextToken();
-        this.lockRowIfFree = token + " WHERE name = ? FOR UPDATE SKIP LOCKED) AS txlock_locked";
-        this.lockRowWaiting = token + ", (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait"
-                + " WHERE txlock_row.name = ? FOR UPDATE OF txlock_row) AS txlock_locked";
+    @Override
+    String savepoint() {
+        return "SAVEPOINT txlock_attempt";
     }
 
     @Override
-    String now() {
-        return "clock_timestamp()";
+    String releaseSavepoint() {
+        return "RELEASE SAVEPOINT txlock_attempt";
     }
 
     @Override
-    String nowPlusMillis() {
-        return "(clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
-    }
-
-    @Override
-    String millisUntil(String column) {
-        return "CAST(EXTRACT(EPOCH FROM (" + column + " - clock_timestamp())) * 1000 AS BIGINT)";
-    }
-
-    @Override
-    String nextToken() {
-        return "nextval('" + table + "_token_seq')";
-    }
-
-    @Override
-    String epochMicros() {
-        return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
+    String rollbackToSavepoint() {
+        return "ROLLBACK TO SAVEPOINT txlock_attempt";
     }
 
     /** {@code lock_timeout}, set for the rest of the transaction ({@code set_config(…, true)}): a rollback undoes it. */
     @Override
     LockTableSql.SessionWait sessionWait(Duration maxBlock) {
         return new LockTableSql.SessionWait("SELECT current_setting('lock_timeout')",
-                "SELECT set_config('lock_timeout', '{}', true)", Math.max(1, waitMillis(maxBlock)) + "ms", true);
+                "SELECT set_config('lock_timeout', '{}', true)", lockTimeout(maxBlock), true);
     }
 
-    @Override
-    String onConflictDoNothing() {
-        return " ON CONFLICT (name) DO NOTHING";
+    private String waiting(Duration wait, String text) {
+        return sql(text).replace("{lock_timeout}", "'" + lockTimeout(wait) + "'");
     }
 
-    /** A duplicate inserts nothing (0 rows), after waiting for an uncommitted claim's transaction to end. */
-    @Override
-    String insertClaim(String insert) {
-        return insert + " ON CONFLICT (name) DO NOTHING";
+    private static String lockTimeout(Duration wait) {
+        return Math.max(1, waitMillis(wait)) + "ms";
     }
 
     /**
@@ -98,13 +241,13 @@ final class PostgresStatements extends Statements {
      * Elsewhere the token is drawn above the {@code FOR UPDATE} subquery, once its row is locked.
      */
     @Override
-    OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+    OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
         if (callerTx) {
-            OptionalLong free = queryLong(c, lockRowIfFree, name);
-            return free.isPresent() ? free : bounded(c, maxBlock, true, () -> queryLong(c, lockOrCreateRow, name));
+            OptionalLong free = s.queryLong(lockRowIfFree(), name);
+            return free.isPresent() ? free : bounded(s, maxBlock, true, () -> s.queryLong(lockOrCreateRow(), name));
         }
         try {
-            return queryLong(c, lockRowWaiting, Math.max(1, waitMillis(maxBlock)) + "ms", name);
+            return s.queryLong(lockRowWaiting(), lockTimeout(maxBlock), name);
         } catch (SQLException e) {
             if (lockUnavailable(e)) {
                 return null;
@@ -113,19 +256,12 @@ final class PostgresStatements extends Statements {
         }
     }
 
+    /**
+     * Outside the caller's transaction the statements bound their own waits; inside it they run in a savepoint,
+     * with {@code lock_timeout} set for them and set back after them, and a failure rolls back to the savepoint.
+     */
     @Override
-    String render(String template, Duration maxBlock, boolean callerTx) {
-        return template.replace(WAIT, callerTx ? ""
-                : " FROM (SELECT set_config('lock_timeout', '" + Math.max(1, waitMillis(maxBlock)) + "ms', true)) AS txlock_wait");
-    }
-
-    @Override
-    OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException {
-        return queryLong(c, sql + " RETURNING version", params);
-    }
-
-    @Override
-    <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+    <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
         if (!callerTx) {
             try {
                 return call.run();
@@ -136,15 +272,14 @@ final class PostgresStatements extends Statements {
                 throw e;
             }
         }
-        savepoint(c);
         try {
-            String previous = setLockTimeout(c, Math.max(1, waitMillis(maxBlock)) + "ms");
-            T result = call.run();
-            setLockTimeout(c, previous);
-            releaseSavepoint(c);
-            return result;
+            return inSavepoint(s, () -> {
+                String previous = setLockTimeout(s, lockTimeout(maxBlock));
+                T result = call.run();
+                setLockTimeout(s, previous);
+                return result;
+            });
         } catch (SQLException e) {
-            rollbackToSavepoint(c);
             if (lockUnavailable(e)) {
                 return null;
             }
@@ -152,42 +287,8 @@ final class PostgresStatements extends Statements {
         }
     }
 
-    static void savepoint(Connection c) throws SQLException {
-        execute(c, "SAVEPOINT " + SAVEPOINT);
-    }
-
-    static void releaseSavepoint(Connection c) throws SQLException {
-        execute(c, "RELEASE SAVEPOINT " + SAVEPOINT);
-    }
-
-    /** Undoes everything since {@link #savepoint}, settings and row locks included, and ends the savepoint. */
-    static void rollbackToSavepoint(Connection c) throws SQLException {
-        execute(c, "ROLLBACK TO SAVEPOINT " + SAVEPOINT);
-        releaseSavepoint(c);
-    }
-
-    private static void execute(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
     /** Sets lock_timeout for the rest of the transaction; returns the previous setting. */
-    private static String setLockTimeout(Connection c, String timeout) throws SQLException {
-        try (PreparedStatement ps = prepare(c, "SELECT current_setting('lock_timeout'), set_config('lock_timeout', ?, true)", timeout);
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
-    @Override
-    boolean lockUnavailable(SQLException e) {
-        return LOCK_UNAVAILABLE.contains(e.getSQLState());
-    }
-
-    @Override
-    boolean duplicateKey(SQLException e) {
-        return "23505".equals(e.getSQLState());
+    private String setLockTimeout(SqlSession s, String timeout) throws SQLException {
+        return String.valueOf(s.queryRow(setLockTimeout(), timeout)[0]);
     }
 }

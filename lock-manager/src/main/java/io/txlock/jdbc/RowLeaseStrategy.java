@@ -1,96 +1,58 @@
 package io.txlock.jdbc;
 
 import io.txlock.LockInfo;
-import io.txlock.LockNotHeldException;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.LockRequest;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 
 /**
- * What {@link OptimisticVersion} and {@link UniqueInsert} share: the grant is the row's committed state, with
- * a lease in database time. In LEASE scope every statement commits at once, so no row lock outlives a
- * statement; in TRANSACTION scope the statements join the caller's transaction, and waiters block on its row
- * lock (bounded by their wait) until it ends.
+ * {@link RowLease} on the JDBC provider's connections. In LEASE scope every statement commits at once, so no row
+ * lock outlives a statement; in TRANSACTION scope the statements join the caller's transaction, and waiters block on
+ * its row lock (bounded by their wait) until it ends.
  */
-abstract class RowLeaseStrategy implements LockStrategy {
+final class RowLeaseStrategy implements LockStrategy {
 
-    final JdbcAccess db;
+    private final JdbcAccess db;
+    private final RowLease lease;
 
-    RowLeaseStrategy(JdbcAccess db) {
+    RowLeaseStrategy(JdbcAccess db, RowLease lease) {
         this.db = db;
+        this.lease = lease;
     }
-
-    /** One attempt on {@code c}, its waiting statements {@link Statements#render rendered} for {@code r}. */
-    abstract Attempt acquireRow(Connection c, Statements st, LockRequest r) throws SQLException;
-
-    /** Frees the row of a grant; returns the number of rows changed (0: no longer ours). */
-    abstract int releaseRow(Connection c, Statements st, JdbcGrant g) throws SQLException;
 
     @Override
     public Attempt tryAcquire(LockRequest r) {
-        Statements st = db.statements();
-        JdbcAccess.SqlWork<Attempt> attempt = c -> {
-            Attempt a = st.bounded(c, r.maxBlock(), r.transactional(), () -> acquireRow(c, st, r));
-            return a == null ? Attempt.held() : a;
-        };
+        LockTableSql sql = db.sql();
+        JdbcAccess.SqlWork<Attempt> attempt = c -> lease.attempt(SqlSession.of(c), sql, r, RowLeaseStrategy::grant);
         return r.transactional()
                 ? db.onExistingRowInCallerTransaction(r.name(), attempt, "acquire '" + r.name() + "' in the caller's transaction")
                 : db.autoCommitted(attempt, "acquire '" + r.name() + "'");
     }
 
-    static String waiting(Statements st, String template, LockRequest r) {
-        return st.render(template, r.maxBlock(), r.transactional());
-    }
-
-    /** The row is ours with {@code token}: give it a token drawn while holding it ({@link Statements#retoken}). */
-    Attempt granted(Connection c, Statements st, LockRequest r, long token) throws SQLException {
-        java.util.OptionalLong held = st.retoken(c, r.name(), token);
-        return held.isPresent()
-                ? Attempt.granted(new JdbcGrant(r.name(), held.getAsLong(), r.owner().id(), !r.transactional(), r.transactional(), null))
-                : Attempt.held();
-    }
-
-    static Attempt heldUntil(Statements.RowState s) {
-        return s.millisLeft() == null ? Attempt.held() : Attempt.heldFor(Duration.ofMillis(s.millisLeft()));
-    }
-
-    /** The insert that grants a free name; a duplicate key (without ON CONFLICT) means held. */
-    java.util.OptionalLong insertHeld(Connection c, Statements st, LockRequest r) throws SQLException {
-        try {
-            return st.tokened(c, waiting(st, st.insertHeld, r), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
-        } catch (SQLException e) {
-            if (st.duplicateKey(e)) {
-                return java.util.OptionalLong.empty();
-            }
-            throw e;
-        }
+    private static JdbcGrant grant(LockRequest r, long token) {
+        return new JdbcGrant(r.name(), token, r.owner().id(), !r.transactional(), r.transactional(), null);
     }
 
     @Override
-    public void renew(JdbcGrant g, Duration lease) {
-        int rows = db.autoCommitted(c -> Statements.update(c, db.statements().renew, lease.toMillis(), g.name(),
-                g.fencingToken(), g.ownerId()), "renew '" + g.name() + "'");
-        if (rows == 0) {
-            throw new LockNotHeldException("lock " + g + " is no longer held by " + g.ownerId()
-                    + ": its lease ran out and the row was taken over or reaped");
-        }
+    public void renew(JdbcGrant g, Duration duration) {
+        db.autoCommitted(c -> {
+            lease.renew(SqlSession.of(c), db.sql(), g, g.ownerId(), duration);
+            return null;
+        }, "renew '" + g.name() + "'");
     }
 
     @Override
     public void release(JdbcGrant g) {
-        int rows = db.autoCommitted(c -> releaseRow(c, db.statements(), g), "release '" + g.name() + "'");
-        if (rows == 0) {
-            throw new LockNotHeldException("lock " + g + " is no longer held by " + g.ownerId()
-                    + ": its lease ran out and the row was taken over or reaped");
-        }
+        db.autoCommitted(c -> {
+            lease.release(SqlSession.of(c), db.sql(), g, g.ownerId());
+            return null;
+        }, "release '" + g.name() + "'");
     }
 
     @Override
     public void beforeCompletion(JdbcGrant g) {
-        db.inCallerTransaction(c -> releaseRow(c, db.statements(), g), "free '" + g.name() + "' before commit");
+        db.inCallerTransaction(c -> lease.free(SqlSession.of(c), db.sql(), g, g.ownerId()), "free '" + g.name() + "' before commit");
     }
 
     @Override

@@ -66,19 +66,20 @@ final class SelectForUpdate implements LockStrategy {
     /** @return the token, or empty if the row stayed locked by another transaction for the request's whole wait */
     private OptionalLong lock(Connection c, LockRequest r, boolean callerTx) throws SQLException {
         Statements st = db.statements();
+        SqlSession s = SqlSession.of(c);
         long deadline = System.nanoTime() + r.maxBlock().toNanos();
-        OptionalLong token = st.lockRow(c, r.name(), r.maxBlock(), callerTx);
+        OptionalLong token = st.lockRow(s, r.name(), r.maxBlock(), callerTx);
         if (token != null && token.isEmpty()) {
             if (!callerTx) {
                 c.rollback();
             }
-            if (!st.createFreeRow(c, r.name(), left(deadline), callerTx)) {
+            if (!st.createFreeRow(s, r.name(), left(deadline), callerTx)) {
                 return OptionalLong.empty();
             }
             if (!callerTx) {
                 c.commit();
             }
-            token = st.lockRow(c, r.name(), left(deadline), callerTx);
+            token = st.lockRow(s, r.name(), left(deadline), callerTx);
         }
         return token == null ? OptionalLong.empty() : token;
     }

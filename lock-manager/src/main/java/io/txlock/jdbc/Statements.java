@@ -1,22 +1,34 @@
 package io.txlock.jdbc;
 
+import io.txlock.LockInfo;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The SQL of one dialect for one lock table. The statements every dialect shares are written here once, from
- * a few expressions each dialect supplies (the database clock, the next fencing token); what differs (the locking
- * read, returning the new token, bounding a lock wait, error codes) is in one small subclass per dialect,
- * so all the SQL of one database reads in one place. Lock names and owners are always bound parameters; the
- * table name is a validated identifier.
+ * The SQL of one dialect for one lock table, and how to run it. Every statement of a dialect is written out whole
+ * in that dialect's class ({@link PostgresStatements}, {@link MySqlStatements}, {@link MariaDbStatements},
+ * {@link H2Statements}), as the database receives it: this class declares which statements there are (the
+ * methods returning {@code String}) and holds the JDBC code that runs them, which no dialect repeats. A statement
+ * that may wait for a row lock takes the wait: a dialect that bounds waits per statement writes its bound into the
+ * text. {@code DialectSqlGoldenTest} renders every statement of every dialect into {@code sql/golden/*.sql}, so a
+ * change to the SQL shows in review. Lock names and owners are always bound parameters; the table name is a
+ * validated identifier.
  *
  * <p>Tokens come from a sequence (or an AUTO_INCREMENT table) that no rollback takes back, so a name's fencing
  * token never repeats, even when a grant made inside a transaction is rolled back. The row strategies write the
  * token to {@code version}; a row lock writes nothing.
+ *
+ * <p>To add statements (a new strategy's, administration's): declare them here as methods returning
+ * {@code String}, write them out in each dialect class, and regenerate the golden files.
  */
 abstract class Statements {
 
@@ -31,79 +43,96 @@ abstract class Statements {
     static final Duration MAX_SINGLE_WAIT = Duration.ofMinutes(10);
 
     final String table;
-    final String selectState;
-    final String casGrant;
-    final String insertHeld;
-    final String takeOver;
-    final String insertFree;
-    final String renew;
-    final String free;
-    final String delete;
-    final String retoken;
-    final String inspect;
-    final String inspectRow;
-    final String lockProbe;
-    final String reapCandidates;
-    final String reapDelete;
-    final String claim;
-
-    /** Where a waiting statement gets its lock-wait bound; see {@link #render}. */
-    static final String WAIT = "{wait}";
 
     Statements(String table) {
         this.table = table;
-        String grant = "state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1, acquired_at = " + now()
-                + ", expires_at = " + nowPlusMillis() + ", updated_at = " + now();
-        String columns = " (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)";
-        this.selectState = "SELECT version, state, " + millisUntil("expires_at") + " FROM " + table + " WHERE name = ?";
-        this.casGrant = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant + WAIT
-                + " WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < " + now() + ")";
-        this.insertHeld = insertInto() + table + columns + " SELECT " + nextToken() + ", ?, 'HELD', ?, ?, 1, " + now() + ", "
-                + nowPlusMillis() + ", " + now() + WAIT + onConflictDoNothing();
-        this.takeOver = "UPDATE " + table + " SET version = " + nextToken() + ", " + grant + WAIT
-                + " WHERE name = ? AND (state = 'FREE' OR expires_at < " + now() + ")";
-        this.insertFree = insertInto() + table + " (version, name, state, hold_count, expires_at, updated_at) SELECT "
-                + nextToken() + ", ?, 'FREE', 0, " + now() + ", " + now() + WAIT + onConflictDoNothing();
-        this.renew = "UPDATE " + table + " SET expires_at = " + nowPlusMillis() + ", updated_at = " + now()
-                + " WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'";
-        this.free = "UPDATE " + table + " SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,"
-                + " expires_at = " + now() + ", updated_at = " + now()
-                + " WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'";
-        this.delete = "DELETE FROM " + table + " WHERE name = ? AND version = ? AND owner_id = ?";
-        this.retoken = "UPDATE " + table + " SET version = " + nextToken() + " WHERE name = ? AND version = ?";
-        this.inspect = "SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM " + table
-                + " WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + now() + ")";
-        this.inspectRow = "SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at"
-                + " FROM " + table + " WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + now() + ")";
-        this.lockProbe = "SELECT 1 FROM " + table + " WHERE name = ? FOR UPDATE SKIP LOCKED";
-        String reapable = "expires_at < " + now() + " AND (state = 'HELD' OR expires_at < "
-                + nowPlusMillis().replace("?", Long.toString(-FREE_RETENTION.toMillis())) + ")";
-        this.reapCandidates = "SELECT name FROM " + table + " WHERE " + reapable
-                + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
-        this.reapDelete = "DELETE FROM " + table + " WHERE name = ? AND " + reapable;
-        this.claim = insertClaim("INSERT INTO " + table + columns + " VALUES (0, ?, 'HELD', ?, ?, 1, " + now() + ", "
-                + nowPlusMillis() + ", " + now() + ")" + WAIT);
     }
 
-    /** @return the database clock: the server's current time, never the client's */
-    abstract String now();
-
-    /** @return the database clock plus {@code ?} milliseconds */
-    abstract String nowPlusMillis();
-
-    /** @return milliseconds from the database clock until {@code column} (negative if past, null if null) */
-    abstract String millisUntil(String column);
-
-    /** @return the next fencing token as an SQL expression, or {@code ?} if {@link #tokened} binds it first */
-    abstract String nextToken();
-
-    /** @return the database clock ({@link #now()}) in microseconds since 1970-01-01 UTC, as an SQL expression */
-    abstract String epochMicros();
-
-    /** @return a query for the next fencing token and the database clock; run {@link #tokenInsert()} just before it */
-    String selectTokenAndNow() {
-        return "SELECT " + nextToken() + ", " + epochMicros();
+    /**
+     * @param dialect the database
+     * @param table the lock table, a validated identifier
+     * @return the statements of that dialect for that table
+     */
+    static Statements of(JdbcDialect dialect, String table) {
+        return switch (dialect) {
+            case H2 -> new H2Statements(table);
+            case POSTGRESQL -> new PostgresStatements(table);
+            case MYSQL -> new MySqlStatements(table);
+            case MARIADB -> new MariaDbStatements(table);
+        };
     }
+
+    /** @return {@code text} with {@code {table}} replaced by the lock table */
+    final String sql(String text) {
+        return text.replace("{table}", table);
+    }
+
+    // ---- the statements every dialect writes out. Parameters in order; "tokened" statements write a new token to
+    // version and return it (see tokened), with a dialect's token parameter, if any, bound first.
+
+    /** @return a query for version, state and milliseconds until {@code expires_at} (null if null); parameter: name */
+    abstract String selectState();
+
+    /**
+     * @return tokened: the optimistic compare-and-set that grants a row still at a version and free (or expired);
+     *     parameters: owner host, owner id, lease in milliseconds, name, version read
+     */
+    abstract String casGrant(Duration wait);
+
+    /**
+     * @return tokened: inserts a HELD row, or nothing (or a duplicate-key error) if the name has a row;
+     *     parameters: name, owner host, owner id, lease in milliseconds
+     */
+    abstract String insertHeld(Duration wait);
+
+    /** @return tokened: grants a row that is free or expired; parameters: owner host, owner id, lease in milliseconds, name */
+    abstract String takeOver(Duration wait);
+
+    /** @return tokened: inserts a FREE row, or nothing (or a duplicate-key error) if the name has a row; parameter: name */
+    abstract String insertFree(Duration wait);
+
+    /** @return tokened: a new token for a row still at a version; parameters: name, version */
+    abstract String retoken();
+
+    /** @return extends a lease; parameters: lease in milliseconds, name, token, owner id */
+    abstract String renew();
+
+    /** @return sets a held row free; parameters: name, token, owner id */
+    abstract String free();
+
+    /** @return deletes a held row; parameters: name, token, owner id */
+    abstract String delete();
+
+    /** @return the holder of a held, unexpired row: version, host, owner, hold count, acquired, expires; parameter: name */
+    abstract String inspect();
+
+    /** @return the whole row of a name if it is held and unexpired (the JPA entity's columns); parameter: name */
+    abstract String inspectRow();
+
+    /** @return a row if the name has one; parameter: name */
+    abstract String rowExists();
+
+    /** @return a row only if the name's row is not locked by another transaction; parameter: name */
+    abstract String lockProbe();
+
+    /** @return up to {@code ?} names whose lease (or a free row's retention) ran out, locked, skipping locked rows */
+    abstract String reapCandidates();
+
+    /** @return deletes one name whose lease (or retention) ran out; parameter: name */
+    abstract String reapDelete();
+
+    /**
+     * The claim of {@link JdbcClaims}: a row HELD by owner {@code ?}, token 0, expiring after {@code ?} milliseconds
+     * of retention, inserted so that, on a duplicate key, it waits for an uncommitted claim's transaction and then
+     * reports the duplicate without failing the caller's transaction: one changed row for a new claim, any other
+     * count (or a duplicate-key error) for a duplicate (see {@link #claim(SqlSession, String, Object...)}).
+     *
+     * @return the claim; parameters: name, owner host, owner id, retention in milliseconds
+     */
+    abstract String insertClaim(Duration wait);
+
+    /** @return a query for one row: the next fencing token and the database clock in microseconds since the epoch */
+    abstract String selectTokenAndNow();
 
     /** @return a statement to run just before {@link #selectTokenAndNow()} in the same transaction, or null */
     String tokenInsert() {
@@ -115,9 +144,24 @@ abstract class Statements {
         return null;
     }
 
-    /** @return a delete of up to {@code batch} token rows below {@code ?} (MySQL's token table) */
+    /** @return a delete of up to {@code batch} token rows below {@code ?} (MySQL's token table), or null */
     String purgeTokensBelow(int batch) {
-        throw new UnsupportedOperationException("tokens come from a sequence");
+        return null;
+    }
+
+    /** @return the statement that opens the savepoint an attempt in a caller's transaction runs in, or null for none */
+    String savepoint() {
+        return null;
+    }
+
+    /** @return ends the {@link #savepoint()}, keeping what was done in it */
+    String releaseSavepoint() {
+        return null;
+    }
+
+    /** @return undoes everything since the {@link #savepoint()}, settings and row locks included */
+    String rollbackToSavepoint() {
+        return null;
     }
 
     /**
@@ -126,29 +170,16 @@ abstract class Statements {
      */
     abstract LockTableSql.SessionWait sessionWait(Duration maxBlock);
 
-    /** @return the start of an insert up to the table name; MySQL's ignores duplicate keys */
-    String insertInto() {
-        return "INSERT INTO ";
-    }
-
-    /** @return a clause that turns a duplicate-key insert into "no row" without an error, or "" */
-    String onConflictDoNothing() {
-        return "";
-    }
-
     /**
-     * The claim statement of {@link JdbcClaims}: {@code insert} (a claim row: HELD, owner {@code ?}, token 0,
-     * expiring after {@code ?} milliseconds of retention), turned into an insert that, on a duplicate key, waits
-     * for an uncommitted claim's transaction and then reports the duplicate without failing the caller's
-     * transaction. It must report one changed row for a new claim and any other count (or a duplicate-key error)
-     * for a duplicate: see {@link #claim(Connection, String, Object...)}.
-     *
-     * @param insert {@code INSERT INTO table (…) VALUES (…)} followed by {@link #WAIT}
-     * @return the statement; by default {@code insert} itself, whose duplicate-key error means "claimed before"
+     * @param maxBlock the longest wait
+     * @return the JPA lock-timeout hint (milliseconds) for a wait bounded by {@link #sessionWait}: any hint of 0 or
+     *     more makes the provider report a conflict as a {@code LockTimeoutException}
      */
-    String insertClaim(String insert) {
-        return insert;
+    int jpaLockTimeoutHint(Duration maxBlock) {
+        return (int) waitMillis(maxBlock);
     }
+
+    // ---- how this dialect runs them
 
     /**
      * @return whether a claim must not wait in the database for a concurrent claim's transaction, but try again
@@ -163,9 +194,9 @@ abstract class Statements {
      *
      * @return true if this statement inserted the claim, false if the key was claimed before
      */
-    boolean claim(Connection c, String sql, Object... params) throws SQLException {
+    boolean claim(SqlSession s, String sql, Object... params) throws SQLException {
         try {
-            return update(c, sql, params) == 1;
+            return s.update(sql, params) == 1;
         } catch (SQLException e) {
             if (duplicateKey(e)) {
                 return false;
@@ -184,14 +215,17 @@ abstract class Statements {
      * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
      * @return the token; empty if the name has no row; null if another transaction held the row lock all along
      */
-    abstract OptionalLong lockRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException;
+    abstract OptionalLong lockRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException;
 
     /**
-     * Runs {@code sql}, whose first assignment or value is {@code version = nextToken()}, with {@code params}.
+     * Runs a tokened statement with {@code params}, after drawing and binding first the token where the dialect
+     * draws it with a statement of its own; by default the statement returns the token it wrote.
      *
      * @return the new token, or empty if no row was granted
      */
-    abstract OptionalLong tokened(Connection c, String sql, Object... params) throws SQLException;
+    OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
+        return s.queryLong(sql, params);
+    }
 
     /**
      * Gives a grant its fencing token once the caller holds the lock. The statement that won the lock drew its
@@ -202,32 +236,39 @@ abstract class Statements {
      * @param version the token the winning statement wrote
      * @return the grant's token, or empty if the row no longer carries {@code version}
      */
-    OptionalLong retoken(Connection c, String name, long version) throws SQLException {
-        return tokened(c, retoken, name, version);
+    OptionalLong retoken(SqlSession s, String name, long version) throws SQLException {
+        return tokened(s, retoken(), name, version);
     }
 
     /**
-     * Runs {@code call}, whose waiting statements were {@link #render rendered} with the same arguments, so that
-     * no lock wait in it lasts longer than {@code maxBlock}.
+     * Runs {@code call}, whose waiting statements were given the same wait, so that no lock wait in it lasts longer
+     * than {@code maxBlock}.
      *
      * @param maxBlock the longest wait
      * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
      * @return the result, or null if a lock wait ran out (or the database chose this statement as deadlock victim
      *     without rolling back the transaction)
      */
-    abstract <T> T bounded(Connection c, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException;
+    abstract <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException;
 
     /**
-     * Renders a statement that may wait for a row lock: {@link #WAIT} becomes this dialect's per-statement bound,
-     * if it has one; the rest of the bound is {@link #bounded}'s job.
-     *
-     * @param template a statement containing {@link #WAIT}
-     * @param maxBlock the longest wait
-     * @param callerTx whether it runs in the caller's transaction
-     * @return SQL to prepare
+     * {@link #bounded} for a dialect that bounds lock waits by the session's {@link #sessionWait}: set for the call,
+     * set back after it.
      */
-    String render(String template, Duration maxBlock, boolean callerTx) {
-        return template.replace(WAIT, "");
+    final <T> T boundedBySession(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
+        LockTableSql.SessionWait wait = sessionWait(maxBlock);
+        String previous = wait.readSetting(s);
+        wait.apply(s, wait.value());
+        try {
+            return call.run();
+        } catch (SQLException e) {
+            if (lockUnavailable(e) && !(callerTx && abortsTransaction(e))) {
+                return null;
+            }
+            throw e;
+        } finally {
+            wait.apply(s, previous);
+        }
     }
 
     /**
@@ -238,15 +279,35 @@ abstract class Statements {
         c.rollback();
     }
 
+    /** What an error of the database means to a lock. */
+    enum SqlError {
+        /** Another transaction holds the row: lock wait timeout, NOWAIT, deadlock victim (only the statement undone), serialization. */
+        LOCK_UNAVAILABLE,
+        /** A deadlock victim whose whole transaction the database rolled back. */
+        DEADLOCK_ROLLED_BACK,
+        /** A unique-key violation. */
+        DUPLICATE_KEY,
+        /** Anything else: a failure of the backend. */
+        OTHER
+    }
+
+    /** @return what the error means: this dialect's table of SQLStates and vendor codes */
+    abstract SqlError classify(SQLException e);
+
     /** @return whether the error means "another transaction holds it": lock wait timeout, NOWAIT, deadlock, serialization */
-    abstract boolean lockUnavailable(SQLException e);
+    final boolean lockUnavailable(SQLException e) {
+        SqlError kind = classify(e);
+        return kind == SqlError.LOCK_UNAVAILABLE || kind == SqlError.DEADLOCK_ROLLED_BACK;
+    }
 
     /** @return whether the error is a unique-key violation */
-    abstract boolean duplicateKey(SQLException e);
+    final boolean duplicateKey(SQLException e) {
+        return classify(e) == SqlError.DUPLICATE_KEY;
+    }
 
     /** @return whether the database rolled back the whole transaction, not just the statement (deadlock victims) */
-    boolean abortsTransaction(SQLException e) {
-        return false;
+    final boolean abortsTransaction(SQLException e) {
+        return classify(e) == SqlError.DEADLOCK_ROLLED_BACK;
     }
 
     /** @return {@code maxBlock} clamped to {@link #MAX_SINGLE_WAIT}, in milliseconds */
@@ -313,8 +374,8 @@ abstract class Statements {
      * The row as the row strategies must see it before granting: the latest committed state. A plain read
      * does, except in a MySQL REPEATABLE READ transaction, whose snapshot would never show the row freed.
      */
-    RowState readState(Connection c, io.txlock.spi.LockRequest r) throws SQLException {
-        return readState(c, r.name());
+    RowState readState(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        return readState(s, r.name());
     }
 
     /**
@@ -333,10 +394,10 @@ abstract class Statements {
      * @param callerTx the connection is in the caller's transaction: leave it usable and its settings as they were
      * @return true when the row is there (created, or found); false if the wait ran out
      */
-    boolean createFreeRow(Connection c, String name, Duration maxBlock, boolean callerTx) throws SQLException {
-        return bounded(c, maxBlock, callerTx, () -> {
+    boolean createFreeRow(SqlSession s, String name, Duration maxBlock, boolean callerTx) throws SQLException {
+        return bounded(s, maxBlock, callerTx, () -> {
             try {
-                tokened(c, render(insertFree, maxBlock, callerTx), name);
+                tokened(s, insertFree(maxBlock), name);
             } catch (SQLException e) {
                 if (!duplicateKey(e)) {
                     throw e;
@@ -346,44 +407,47 @@ abstract class Statements {
         }) != null;
     }
 
-    /** @return whether {@link #readState(Connection, io.txlock.spi.LockRequest)} creates and locks a missing row first */
+    /** @return whether {@link #readState(SqlSession, io.txlock.spi.LockRequest)} creates and locks a missing row first */
     boolean locksBeforeReading(boolean callerTx) {
         return false;
     }
 
-    RowState readState(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = prepare(c, selectState, name); ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-                return null;
-            }
-            long left = rs.getLong(3);
-            return new RowState(rs.getLong(1), "HELD".equals(rs.getString(2)), rs.wasNull() ? null : left);
+    RowState readState(SqlSession s, String name) throws SQLException {
+        return rowState(s.queryRow(selectState(), name));
+    }
+
+    /** @return the state of a row of {@link #selectState()}'s columns, or null for no row */
+    static RowState rowState(Object[] row) {
+        if (row == null) {
+            return null;
         }
+        return new RowState(((Number) row[0]).longValue(), "HELD".equals(String.valueOf(row[1]).trim()),
+                row[2] == null ? null : ((Number) row[2]).longValue());
     }
 
     /** @return the holder of a name as recorded in its row, if it is held and its lease has not run out */
-    java.util.Optional<io.txlock.LockInfo> readInfo(Connection c, String name) throws SQLException {
-        try (PreparedStatement ps = prepare(c, inspect, name); ResultSet rs = ps.executeQuery()) {
+    Optional<LockInfo> readInfo(Connection c, String name) throws SQLException {
+        try (PreparedStatement ps = prepare(c, inspect(), name); ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
-            return java.util.Optional.of(new io.txlock.LockInfo(name, rs.getString(2), rs.getString(3), rs.getLong(1),
+            return Optional.of(new LockInfo(name, rs.getString(2), rs.getString(3), rs.getLong(1),
                     instant(rs, 5), instant(rs, 6), Math.max(1, rs.getInt(4))));
         }
     }
 
     /** @return whether the name's row exists and another transaction holds its row lock */
     boolean rowLockedByOther(Connection c, String name) throws SQLException {
-        if (queryLong(c, "SELECT 1 FROM " + table + " WHERE name = ?", name).isEmpty()) {
+        if (queryLong(c, rowExists(), name).isEmpty()) {
             return false;
         }
-        return queryLong(c, lockProbe, name).isEmpty();
+        return queryLong(c, lockProbe(), name).isEmpty();
     }
 
     /** Deletes up to {@code batch} rows whose lease or retention ran out, skipping rows locked right now. */
     int reap(Connection c, int batch) throws SQLException {
-        java.util.List<String> names = new java.util.ArrayList<>();
-        try (PreparedStatement ps = prepare(c, reapCandidates, batch); ResultSet rs = ps.executeQuery()) {
+        List<String> names = new ArrayList<>();
+        try (PreparedStatement ps = prepare(c, reapCandidates(), batch); ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
@@ -391,7 +455,7 @@ abstract class Statements {
         if (names.isEmpty()) {
             return 0;
         }
-        try (PreparedStatement ps = c.prepareStatement(reapDelete)) {
+        try (PreparedStatement ps = c.prepareStatement(reapDelete())) {
             for (String name : names) {
                 ps.setString(1, name);
                 ps.addBatch();
@@ -404,9 +468,53 @@ abstract class Statements {
         }
     }
 
-    /** @return a timestamp column written with {@link #now()} as an instant */
-    java.time.Instant instant(ResultSet rs, int column) throws SQLException {
-        java.time.OffsetDateTime t = rs.getObject(column, java.time.OffsetDateTime.class);
+    /**
+     * Deletes used token rows below the newest (where tokens come from a table), without waiting for the token rows
+     * of transactions still open (a SELECT_FOR_UPDATE holder's, a caller's): the purge would wait for them up to
+     * {@code innodb_lock_wait_timeout} (50 s by default) on every run and then fail. It tries again on the next run
+     * instead. InnoDB keeps the AUTO_INCREMENT counter anyway.
+     *
+     * @return the number of token rows deleted
+     */
+    int purgeUsedTokens(SqlSession s, int batch) throws SQLException {
+        if (newestToken() == null) {
+            return 0;
+        }
+        Integer purged = boundedBySession(s, Duration.ZERO, false, () -> {
+            OptionalLong newest = s.queryLong(newestToken());
+            return newest.isEmpty() || newest.getAsLong() == 0 ? 0 : s.update(purgeTokensBelow(batch), newest.getAsLong());
+        });
+        return purged == null ? 0 : purged;
+    }
+
+    /**
+     * Runs work that must leave the caller's transaction usable whatever fails: in the dialect's
+     * {@link #savepoint()} where it has one.
+     */
+    final <T> T inSavepoint(SqlSession s, SqlCall<T> work) throws SQLException {
+        if (savepoint() == null) {
+            return work.run();
+        }
+        s.control(savepoint());
+        T result;
+        try {
+            result = work.run();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                s.control(rollbackToSavepoint());
+                s.control(releaseSavepoint());
+            } catch (SQLException undoFailed) {
+                e.addSuppressed(undoFailed);
+            }
+            throw e;
+        }
+        s.control(releaseSavepoint());
+        return result;
+    }
+
+    /** @return a timestamp column written with the database clock as an instant */
+    Instant instant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
         return t == null ? null : t.toInstant();
     }
 

@@ -2,7 +2,6 @@ package io.txlock.jdbc;
 
 import io.txlock.spi.Attempt;
 import io.txlock.spi.LockRequest;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -12,34 +11,30 @@ import java.util.OptionalLong;
  * second holder. A row whose lease ran out is taken over atomically ({@code UPDATE … WHERE expires_at < now}).
  * Release deletes the row.
  */
-final class UniqueInsert extends RowLeaseStrategy {
-
-    UniqueInsert(JdbcAccess db) {
-        super(db);
-    }
+final class UniqueInsert extends RowLease {
 
     @Override
-    Attempt acquireRow(Connection c, Statements st, LockRequest r) throws SQLException {
+    Attempt acquireRow(SqlSession s, Statements st, LockRequest r, Grants grants) throws SQLException {
         OptionalLong token;
         if (!st.locksBeforeReading(r.transactional())) {
-            token = insertHeld(c, st, r);
+            token = insertHeld(s, st, r);
             if (token.isPresent()) {
-                return granted(c, st, r, token.getAsLong());
+                return granted(s, st, r, token.getAsLong(), grants);
             }
         }
-        Statements.RowState row = st.readState(c, r);
+        Statements.RowState row = st.readState(s, r);
         if (row == null) {
             return Attempt.heldFor(Duration.ZERO);
         }
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
-        token = st.tokened(c, waiting(st, st.takeOver, r), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
-        return token.isPresent() ? granted(c, st, r, token.getAsLong()) : Attempt.held();
+        token = st.tokened(s, st.takeOver(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
+        return token.isPresent() ? granted(s, st, r, token.getAsLong(), grants) : Attempt.held();
     }
 
     @Override
-    int releaseRow(Connection c, Statements st, JdbcGrant g) throws SQLException {
-        return Statements.update(c, st.delete, g.name(), g.fencingToken(), g.ownerId());
+    String releaseRow(Statements st) {
+        return st.delete();
     }
 }

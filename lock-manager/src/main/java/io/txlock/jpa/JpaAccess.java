@@ -33,9 +33,6 @@ final class JpaAccess {
     static final String LOCK_TIMEOUT = "jakarta.persistence.lock.timeout";
     /** The standard hint that bounds a query, in milliseconds. */
     static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
-    /** One lock wait never lasts longer than this; the core waits again if the caller's wait is longer. */
-    private static final Duration MAX_SINGLE_WAIT = Duration.ofMinutes(10);
-    private static final String SAVEPOINT = "txlock_attempt";
 
     private final EntityManagerFactory factory;
     private final Supplier<EntityManager> callers;
@@ -77,17 +74,16 @@ final class JpaAccess {
     private JdbcDialect detectDialect() {
         String version;
         try {
-            version = inOwnTransaction(em -> String.valueOf(single(em, "SELECT version()")));
+            version = inOwnTransaction(em -> String.valueOf(single(em, LockTableSql.VERSION_QUERY)));
         } catch (PersistenceException noVersionFunction) {
             try {
-                inOwnTransaction(em -> single(em, "SELECT H2VERSION()"));
+                inOwnTransaction(em -> single(em, LockTableSql.H2_VERSION_QUERY));
                 return JdbcDialect.H2;
             } catch (PersistenceException notH2) {
                 throw failure("detect the database (set JpaLockProvider.Builder.dialect)", notH2);
             }
         }
-        String v = version.toLowerCase(Locale.ROOT);
-        return v.contains("postgresql") ? JdbcDialect.POSTGRESQL : v.contains("mariadb") ? JdbcDialect.MARIADB : JdbcDialect.MYSQL;
+        return LockTableSql.dialectOfVersion(version);
     }
 
     // ---- entity managers
@@ -276,15 +272,10 @@ final class JpaAccess {
      * The lock-timeout hint for a wait. Any hint of 0 or more makes a provider report a lock conflict as
      * {@link LockTimeoutException}, which leaves the transaction usable; the wait itself is bounded by the session
      * ({@link #bounded}), because Hibernate 6.6 ignores positive hints on PostgreSQL, H2 and MySQL, and on MariaDB
-     * renders them as {@code WAIT} in rounded whole seconds: there the hint is rounded up, and the session's
-     * {@code max_statement_time} cuts the wait to the millisecond.
+     * renders them as {@code WAIT} in rounded whole seconds ({@link LockTableSql#jpaLockTimeoutHint}).
      */
     int lockTimeoutHint(Duration maxBlock) {
-        long millis = waitMillis(maxBlock);
-        if (dialect() == JdbcDialect.MARIADB && millis > 0) {
-            return (int) ((millis + 999) / 1000 * 1000);
-        }
-        return (int) millis;
+        return sql().jpaLockTimeoutHint(waitBound(maxBlock));
     }
 
     /**
@@ -343,31 +334,28 @@ final class JpaAccess {
     }
 
     private static Duration waitBound(Duration maxBlock) {
-        return maxBlock.compareTo(MAX_SINGLE_WAIT) > 0 ? MAX_SINGLE_WAIT : maxBlock;
-    }
-
-    private static long waitMillis(Duration maxBlock) {
-        return waitBound(maxBlock).toMillis();
+        Duration most = LockTableSql.maxSingleWait();
+        return maxBlock.compareTo(most) > 0 ? most : maxBlock;
     }
 
     // ---- savepoints: on PostgreSQL an error aborts the whole transaction unless it happened in a savepoint
 
     /** @return whether attempts in the caller's transaction run in a savepoint, rolled back unless granted */
     boolean usesSavepoints() {
-        return sql().dialect() == JdbcDialect.POSTGRESQL;
+        return sql().savepoint().isPresent();
     }
 
-    static void savepoint(EntityManager em) {
-        update(em, "SAVEPOINT " + SAVEPOINT);
+    void savepoint(EntityManager em) {
+        update(em, sql().savepoint().orElseThrow().open());
     }
 
-    static void releaseSavepoint(EntityManager em) {
-        update(em, "RELEASE SAVEPOINT " + SAVEPOINT);
+    void releaseSavepoint(EntityManager em) {
+        update(em, sql().savepoint().orElseThrow().release());
     }
 
-    /** Undoes everything since {@link #savepoint}, its row locks and settings included. */
-    static void rollbackToSavepoint(EntityManager em) {
-        update(em, "ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+    /** Undoes everything since {@link #savepoint}, its row locks and settings included, and ends the savepoint. */
+    void rollbackToSavepoint(EntityManager em) {
+        update(em, sql().savepoint().orElseThrow().rollback());
         releaseSavepoint(em);
     }
 

@@ -5,6 +5,9 @@ import io.txlock.LockInfo;
 import io.txlock.Strategy;
 import io.txlock.entity.MethodLock;
 import io.txlock.jdbc.JdbcDialect;
+import io.txlock.jdbc.LockTableReaper;
+import io.txlock.jdbc.LockTableSql;
+import io.txlock.jdbc.RowLease;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
@@ -14,14 +17,7 @@ import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Locks as {@link MethodLock} entities, through plain JPA, with one of three {@link Strategy strategies}: the JDBC
@@ -44,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Fencing tokens and {@code @Version}.</b> {@code MethodLock.version} is the fencing token. A grant takes
  * the next token from the same sequence (MySQL/MariaDB: AUTO_INCREMENT table) as the JDBC provider, which no
- * rollback takes back, and writes it with a JPQL bulk update guarded by the version it read or locked: that is
- * JPA's optimistic version check, the compare-and-set of OPTIMISTIC_VERSION. JPA's own increment
+ * rollback takes back, and writes it with a statement guarded by the version it read or locked: in LEASE scope the
+ * JDBC provider's own statements of OPTIMISTIC_VERSION and UNIQUE_INSERT ({@link io.txlock.jdbc.RowLease}) as
+ * native queries, in TRANSACTION scope a JPQL bulk update. JPA's own increment
  * ({@code version + 1} on flush) is never used, because it could repeat a token after a rollback or collide with
  * the sequence: the provider never flushes changes to a managed {@code MethodLock}; it only reads, locks,
  * persists new rows and detaches them. Tokens therefore grow strictly per name, across both providers.
@@ -62,37 +59,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class JpaLockProvider implements LockProvider {
 
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
-
-    private static final Logger log = LoggerFactory.getLogger(JpaLockProvider.class);
 
     private final JpaAccess db;
     private final Strategy strategy;
     private final JpaStrategy steps;
     private final int reaperBatch;
-    private final ScheduledExecutorService reaper;
+    private final LockTableReaper reaper;
 
     private JpaLockProvider(Builder b) {
         this.db = new JpaAccess(b.factory, b.callers, b.table, b.dialect);
         this.strategy = b.strategy;
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new JpaSelectForUpdate(db);
-            case OPTIMISTIC_VERSION -> new JpaOptimisticVersion(db);
-            case UNIQUE_INSERT -> new JpaUniqueInsert(db);
+            case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new JpaRowLease(db, RowLease.of(b.strategy));
         };
         this.reaperBatch = b.reaperBatch;
-        if (b.reaperPeriod.isZero()) {
-            this.reaper = null;
-        } else {
-            this.reaper = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "txlock-jpa-reaper-" + b.table);
-                t.setDaemon(true);
-                return t;
-            });
-            long period = b.reaperPeriod.toMillis();
-            reaper.scheduleWithFixedDelay(this::reapQuietly, ThreadLocalRandom.current().nextLong(period) + 1, period,
-                    TimeUnit.MILLISECONDS);
-        }
+        this.reaper = LockTableReaper.start("txlock-jpa-reaper-" + b.table, b.reaperPeriod, b.table, this::reapExpired);
     }
 
     /**
@@ -223,14 +205,7 @@ public final class JpaLockProvider implements LockProvider {
      * @return the number of rows deleted
      */
     public int reapExpired() {
-        int total = 0;
-        while (true) {
-            int deleted = call("reap expired locks", () -> db.reap(reaperBatch));
-            total += deleted;
-            if (deleted < reaperBatch) {
-                break;
-            }
-        }
+        int total = LockTableReaper.reapAll(() -> call("reap expired locks", () -> db.reap(reaperBatch)), reaperBatch);
         call("purge used tokens", () -> {
             db.purgeTokens(reaperBatch * 10);
             return null;
@@ -238,22 +213,11 @@ public final class JpaLockProvider implements LockProvider {
         return total;
     }
 
-    private void reapQuietly() {
-        try {
-            int n = reapExpired();
-            if (n > 0) {
-                log.debug("reaped {} expired rows of {}", n, db.table());
-            }
-        } catch (RuntimeException e) {
-            log.warn("reaping {} failed, will retry: {}", db.table(), e.toString());
-        }
-    }
-
     /** Stops the reaper. The entity manager factories stay open: they are the application's. */
     @Override
     public void close() {
         if (reaper != null) {
-            reaper.shutdownNow();
+            reaper.close();
         }
     }
 
@@ -281,8 +245,8 @@ public final class JpaLockProvider implements LockProvider {
         private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
         private String table = "method_lock";
         private JdbcDialect dialect;
-        private Duration reaperPeriod = Duration.ofMinutes(1);
-        private int reaperBatch = 500;
+        private Duration reaperPeriod = LockTableReaper.DEFAULT_PERIOD;
+        private int reaperBatch = LockTableReaper.DEFAULT_BATCH;
 
         private Builder(EntityManagerFactory factory) {
             if (factory == null) {
@@ -323,11 +287,7 @@ public final class JpaLockProvider implements LockProvider {
          * @return this builder
          */
         public Builder table(String table) {
-            if (table == null || !IDENTIFIER.matcher(table).matches()) {
-                throw new IllegalArgumentException("table must be a plain SQL identifier (a letter or _, then letters, digits"
-                        + " or _, at most 48 characters), the table MethodLock is mapped to; was '" + table + "'");
-            }
-            this.table = table;
+            this.table = LockTableSql.validTable(table);
             return this;
         }
 
@@ -344,15 +304,12 @@ public final class JpaLockProvider implements LockProvider {
         }
 
         /**
-         * @param period how often the reaper deletes expired rows; {@link Duration#ZERO} turns it off (for example
-         *     when a JDBC provider on the same table reaps already)
+         * @param period how often the reaper deletes expired rows, from 1 ms to 365 days; {@link Duration#ZERO} turns
+         *     it off (for example when a JDBC provider on the same table reaps already)
          * @return this builder
          */
         public Builder reaperPeriod(Duration period) {
-            if (period == null || period.isNegative()) {
-                throw new IllegalArgumentException("reaperPeriod must be zero (off) or positive, was " + period);
-            }
-            this.reaperPeriod = period;
+            this.reaperPeriod = LockTableReaper.validPeriod(period);
             return this;
         }
 
@@ -361,10 +318,7 @@ public final class JpaLockProvider implements LockProvider {
          * @return this builder
          */
         public Builder reaperBatchSize(int batch) {
-            if (batch < 1 || batch > 100_000) {
-                throw new IllegalArgumentException("reaperBatchSize must be between 1 and 100000, was " + batch);
-            }
-            this.reaperBatch = batch;
+            this.reaperBatch = LockTableReaper.validBatch(batch);
             return this;
         }
 

@@ -36,11 +36,6 @@ final class JpaSelectForUpdate extends JpaStrategy {
     }
 
     @Override
-    String releaseSql() {
-        return db.sql().free();
-    }
-
-    @Override
     Attempt acquireLease(LockRequest r) {
         long deadline = System.nanoTime() + r.maxBlock().toNanos();
         EntityManager em = db.openTransaction();
@@ -61,7 +56,7 @@ final class JpaSelectForUpdate extends JpaStrategy {
                 return row == null ? Attempt.held() : Attempt.heldFor(Duration.ZERO);
             }
             JpaAccess.Clock clock = db.tokenAndNow(em);
-            if (!grant(em, r, row.get().getVersion(), clock, false)) {
+            if (!grant(em, r, row.get().getVersion(), clock)) {
                 JpaAccess.endTransaction(em);
                 return Attempt.held();
             }

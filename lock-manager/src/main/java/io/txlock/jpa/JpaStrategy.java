@@ -8,21 +8,20 @@ import io.txlock.spi.LockRequest;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.FlushModeType;
 import jakarta.persistence.PersistenceException;
-import jakarta.persistence.Query;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
 /**
- * What the three strategies share. In TRANSACTION scope all of them take the name's row lock with
+ * What the three strategies share: their TRANSACTION path through the caller's entity manager. In TRANSACTION scope all of them take the name's row lock with
  * {@code PESSIMISTIC_WRITE} in the caller's transaction, so that waiters block on it until that transaction ends,
  * and write the grant there; they differ in whether a committed holder counts ({@link #respectsHolders()}), how long
  * a grant's row says it lasts, and how the row is freed.
  *
  * <p>A grant never takes its token from JPA's {@code @Version} increment: it reads the next token from the same
  * sequence (MySQL: AUTO_INCREMENT table) as the JDBC provider while it holds the row (after its row lock, or after
- * the compare-and-set or insert that won it, then {@link #RETOKEN}), so it is greater than the token of every
- * earlier holder, who drew theirs while holding, before releasing. Tokens are written with JPQL bulk updates that
+ * the row lock it needs), so it is greater than the token of every earlier holder, who drew theirs while holding,
+ * before releasing. Tokens are written with JPQL bulk updates that
  * set {@code version} explicitly, guarded by the version read or locked. The managed {@link MethodLock} instances
  * are never flushed with changes (which would make JPA write {@code version + 1}); they are only read, locked,
  * persisted new, and detached.
@@ -33,10 +32,6 @@ abstract class JpaStrategy {
     static final String GRANT = "UPDATE MethodLock m SET m.version = :token, m.state = :held, m.ownerHost = :host,"
             + " m.ownerId = :owner, m.holdCount = 1, m.acquiredAt = :now, m.expiresAt = :until, m.updatedAt = :now"
             + " WHERE m.name = :name AND m.version = :expected";
-    /** {@link #GRANT}, if the row is free or its lease ran out: the optimistic compare-and-set. */
-    static final String GRANT_IF_FREE = GRANT + " AND (m.state = :free OR m.expiresAt < :now)";
-    /** Gives a row this transaction won a token drawn while holding it. */
-    static final String RETOKEN = "UPDATE MethodLock m SET m.version = :token WHERE m.name = :name AND m.version = :current";
     /** How long a free row created for a lock stays out of the reaper's reach: longer than it takes to lock it. */
     static final Duration FREE_ROW_GRACE = Duration.ofMinutes(1);
 
@@ -61,9 +56,6 @@ abstract class JpaStrategy {
     /** @return {@code expires_at} of a new grant */
     abstract Instant expiresAt(Instant now, Duration lease);
 
-    /** @return the statement that frees a grant's row; parameters: name, token, owner id */
-    abstract String releaseSql();
-
     /**
      * One attempt in TRANSACTION scope. First the row's committed state is read in a transaction of its own (the
      * caller's own snapshot may be stale, and a row of a live LEASE holder must not be locked by the caller's
@@ -84,7 +76,7 @@ abstract class JpaStrategy {
         }
         boolean savepoint = db.usesSavepoints();
         if (savepoint) {
-            JpaAccess.savepoint(em);
+            db.savepoint(em);
         }
         Attempt attempt;
         try {
@@ -95,7 +87,7 @@ abstract class JpaStrategy {
         } catch (RuntimeException e) {
             if (savepoint) {
                 try {
-                    JpaAccess.rollbackToSavepoint(em);
+                    db.rollbackToSavepoint(em);
                 } catch (RuntimeException undoFailed) {
                     e.addSuppressed(undoFailed);
                 }
@@ -104,9 +96,9 @@ abstract class JpaStrategy {
         }
         if (savepoint) {
             if (attempt.isGranted()) {
-                JpaAccess.releaseSavepoint(em);
+                db.releaseSavepoint(em);
             } else {
-                JpaAccess.rollbackToSavepoint(em);
+                db.rollbackToSavepoint(em);
             }
         }
         return attempt;
@@ -121,7 +113,7 @@ abstract class JpaStrategy {
                 return row.getExpiresAt() == null ? Attempt.held()
                         : Attempt.heldFor(Duration.between(clock.now(), row.getExpiresAt()));
             }
-            return grant(em, r, row.getVersion(), clock, false) ? granted(r, clock.token(), null) : Attempt.held();
+            return grant(em, r, row.getVersion(), clock) ? granted(r, clock.token(), null) : Attempt.held();
         } finally {
             em.detach(row);
         }
@@ -130,11 +122,10 @@ abstract class JpaStrategy {
     /**
      * Writes a grant with a JPQL bulk update.
      *
-     * @param ifFree only if the row is free or its lease ran out ({@link #GRANT_IF_FREE})
-     * @return whether the row was granted: still at version {@code expected} (and free)
+     * @return whether the row was granted: still at version {@code expected}
      */
-    boolean grant(EntityManager em, LockRequest r, long expected, JpaAccess.Clock clock, boolean ifFree) {
-        Query q = em.createQuery(ifFree ? GRANT_IF_FREE : GRANT).setFlushMode(FlushModeType.COMMIT)
+    boolean grant(EntityManager em, LockRequest r, long expected, JpaAccess.Clock clock) {
+        return em.createQuery(GRANT).setFlushMode(FlushModeType.COMMIT)
                 .setParameter("token", clock.token())
                 .setParameter("held", LockState.HELD)
                 .setParameter("host", r.owner().host())
@@ -142,22 +133,8 @@ abstract class JpaStrategy {
                 .setParameter("now", clock.now())
                 .setParameter("until", expiresAt(clock.now(), r.lease()))
                 .setParameter("name", r.name())
-                .setParameter("expected", expected);
-        if (ifFree) {
-            q.setParameter("free", LockState.FREE);
-        }
-        return q.executeUpdate() == 1;
-    }
-
-    /**
-     * Gives the row this transaction just won, at version {@code provisional}, a token drawn now that it holds the
-     * row's lock: greater than the token of every earlier holder, who drew theirs while holding, before releasing.
-     */
-    Attempt retoken(EntityManager em, LockRequest r, long provisional) {
-        long token = db.tokenAndNow(em).token();
-        int rows = em.createQuery(RETOKEN).setFlushMode(FlushModeType.COMMIT).setParameter("token", token)
-                .setParameter("name", r.name()).setParameter("current", provisional).executeUpdate();
-        return rows == 1 ? granted(r, token, null) : Attempt.held();
+                .setParameter("expected", expected)
+                .executeUpdate() == 1;
     }
 
     /**
@@ -189,9 +166,14 @@ abstract class JpaStrategy {
         }
     }
 
-    /** Frees the row of a grant that joined the caller's transaction, inside it, before it commits. */
+    /**
+     * Sets the row of a grant that joined the caller's transaction free, inside it, before it commits. Free, not
+     * deleted (not even by UNIQUE_INSERT): waiters queue on the row's lock, and a deleted row would leave them a
+     * locking read of a missing row, which on MySQL/MariaDB locks the gap where it was and so blocks its own
+     * re-creation until their transactions end.
+     */
     void beforeCompletion(JpaGrant g) {
-        JpaAccess.update(db.callerEntityManager(), releaseSql(), g.name(), g.fencingToken(), g.ownerId());
+        JpaAccess.update(db.callerEntityManager(), db.sql().free(), g.name(), g.fencingToken(), g.ownerId());
     }
 
     static Attempt granted(LockRequest r, long token, EntityManager holder) {

@@ -196,6 +196,19 @@ class JpaLockProviderTest {
     }
 
     @Test
+    void reaperSettingsHaveTheJdbcProvidersBounds() {
+        JpaLockProvider.Builder builder = JpaLockProvider.builder(databases.get(0).factory());
+        for (Duration period : new Duration[] {null, Duration.ofMillis(-1), Duration.ofNanos(999_999), Duration.ofDays(366)}) {
+            assertThatThrownBy(() -> builder.reaperPeriod(period)).as("reaperPeriod %s", period)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("from 1 ms to 365 days");
+        }
+        for (int batch : new int[] {0, 100_001}) {
+            assertThatThrownBy(() -> builder.reaperBatchSize(batch)).as("reaperBatchSize %s", batch)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 100000");
+        }
+    }
+
+    @Test
     void tableNamesAreValidatedIdentifiers() {
         JpaDatabase db = databases.get(0);
         for (String bad : new String[] {"", "1table", "method_lock; DROP TABLE x", "a.b", "x".repeat(49), null}) {

@@ -1,0 +1,111 @@
+package io.txlock.jdbc;
+
+import io.txlock.spi.LockRequest;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.OptionalLong;
+
+/**
+ * How MySQL and MariaDB, both InnoDB, run their statements; the statements themselves are in
+ * {@link MySqlStatements} and {@link MariaDbStatements}. The clock is {@code UTC_TIMESTAMP(6)}, stored in DATETIME(6)
+ * columns, so session time zones never matter. A token is drawn by a statement of its own ({@link #newToken}) and
+ * bound as the first parameter of a tokened statement. In the caller's transaction a row is locked with
+ * {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row exclusively: unlike
+ * {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses of a name cannot
+ * deadlock.
+ */
+abstract class InnoDbStatements extends Statements {
+
+    InnoDbStatements(String table) {
+        super(table);
+    }
+
+    /** By vendor code: the two MySQL drivers report the same failure with different SQLStates. */
+    @Override
+    SqlError classify(SQLException e) {
+        return switch (e.getErrorCode()) {
+            case 1205, // ER_LOCK_WAIT_TIMEOUT, also MariaDB's NOWAIT
+                    1969, // MariaDB ER_STATEMENT_TIMEOUT (max_statement_time)
+                    3572 -> SqlError.LOCK_UNAVAILABLE; // MySQL ER_LOCK_NOWAIT
+            case 1213 -> SqlError.DEADLOCK_ROLLED_BACK; // ER_LOCK_DEADLOCK: InnoDB rolls back the victim's transaction
+            case 1062 -> SqlError.DUPLICATE_KEY; // ER_DUP_ENTRY
+            default -> "40001".equals(e.getSQLState()) ? SqlError.LOCK_UNAVAILABLE : SqlError.OTHER;
+        };
+    }
+
+    /** @return creates the name's row FREE or, if it exists, locks it exclusively, without a gap lock; parameter: name */
+    abstract String ensureLockedRow(Duration wait);
+
+    /** @return {@link #selectState()} as a locking read, which sees the latest committed row; parameter: name */
+    abstract String selectStateForUpdate();
+
+    /** @return a new token, drawn in the connection's transaction */
+    abstract long newToken(SqlSession s) throws SQLException;
+
+    /**
+     * In the caller's transaction: create the row if missing and lock it exclusively (no gap lock, so two
+     * transactions cannot deadlock on a missing row), then read its current state with a locking read (a plain
+     * read would see the transaction's old snapshot under REPEATABLE READ and never see the row freed).
+     */
+    @Override
+    RowState readState(SqlSession s, LockRequest r) throws SQLException {
+        if (!r.transactional()) {
+            return super.readState(s, r);
+        }
+        s.update(ensureLockedRow(r.maxBlock()), r.name());
+        return rowState(s.queryRow(selectStateForUpdate(), r.name()));
+    }
+
+    @Override
+    boolean rowsCreatedInACallerTransactionCanDeadlock() {
+        return true;
+    }
+
+    @Override
+    boolean locksBeforeReading(boolean callerTx) {
+        return callerTx;
+    }
+
+    /**
+     * InnoDB must never queue two claims behind an uncommitted one: when that one rolls back, its row vanishes and
+     * the queued record locks are inherited as gap locks by every waiter; each waiter's insert then waits for the
+     * others' gap lock, a deadlock (seen on MariaDB 10.11 under REPEATABLE READ, with {@code INSERT … ON DUPLICATE
+     * KEY UPDATE} as with a plain {@code INSERT}). So a claim asks with a lock wait of zero and, while the key's
+     * first claim is uncommitted, tries again after a short pause. MariaDB has a zero wait; MySQL's shortest is
+     * one second, so there a rollback within that second can still make a waiting duplicate a deadlock victim.
+     */
+    @Override
+    boolean claimPolls() {
+        return true;
+    }
+
+    /**
+     * In the caller's transaction the row is locked with the upsert of {@link #ensureLockedRow}, never with a locking
+     * read, which would take a gap lock where the row is missing; then the token is drawn.
+     *
+     * @return the token, or null if the wait ran out
+     */
+    OptionalLong lockRowInCallerTransaction(SqlSession s, String name, Duration maxBlock) throws SQLException {
+        Boolean locked = bounded(s, maxBlock, true, () -> s.update(ensureLockedRow(maxBlock), name) >= 0);
+        return locked == null ? null : OptionalLong.of(newToken(s));
+    }
+
+    @Override
+    OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
+        long token = newToken(s);
+        Object[] all = new Object[params.length + 1];
+        all[0] = token;
+        System.arraycopy(params, 0, all, 1, params.length);
+        return s.update(sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
+    }
+
+    @Override
+    Instant instant(ResultSet rs, int column) throws SQLException {
+        LocalDateTime t = rs.getObject(column, LocalDateTime.class);
+        return t == null ? null : t.toInstant(ZoneOffset.UTC);
+    }
+}

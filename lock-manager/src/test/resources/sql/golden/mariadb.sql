@@ -1,0 +1,132 @@
+-- The SQL of MariaDbStatements for the table method_lock, as DialectSqlGoldenTest renders it; do not edit: regenerate.
+
+-- casGrant (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+
+-- casGrant (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+
+-- delete
+DELETE FROM method_lock WHERE name = ? AND version = ? AND owner_id = ?;
+
+-- ensureLockedRow (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
+VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+ON DUPLICATE KEY UPDATE hold_count = hold_count;
+
+-- ensureLockedRow (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR INSERT INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
+VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+ON DUPLICATE KEY UPDATE hold_count = hold_count;
+
+-- free
+UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+  expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
+
+-- insertClaim (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+VALUES (0, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  UTC_TIMESTAMP(6))
+ON DUPLICATE KEY UPDATE hold_count = hold_count + 1;
+
+-- insertClaim (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+VALUES (0, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  UTC_TIMESTAMP(6))
+ON DUPLICATE KEY UPDATE hold_count = hold_count + 1;
+
+-- insertFree (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT IGNORE INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
+SELECT ?, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6);
+
+-- insertFree (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR INSERT IGNORE INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
+SELECT ?, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6);
+
+-- insertHeld (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  UTC_TIMESTAMP(6);
+
+-- insertHeld (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  UTC_TIMESTAMP(6);
+
+-- inspect
+SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
+WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6));
+
+-- inspectRow
+SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM method_lock
+WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6));
+
+-- lockProbe
+SELECT 1 FROM method_lock WHERE name = ? FOR UPDATE SKIP LOCKED;
+
+-- lockRowDrawingToken (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR SELECT NEXTVAL(method_lock_token_seq) FROM method_lock WHERE name = ? FOR UPDATE;
+
+-- lockRowDrawingToken (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR SELECT NEXTVAL(method_lock_token_seq) FROM method_lock WHERE name = ? FOR UPDATE;
+
+-- nextToken
+SELECT NEXTVAL(method_lock_token_seq);
+
+-- reapCandidates
+SELECT name FROM method_lock
+WHERE expires_at < UTC_TIMESTAMP(6)
+  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))
+ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED;
+
+-- reapDelete
+DELETE FROM method_lock WHERE name = ? AND expires_at < UTC_TIMESTAMP(6)
+  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)));
+
+-- renew
+UPDATE method_lock SET expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
+
+-- retoken
+UPDATE method_lock SET version = ? WHERE name = ? AND version = ?;
+
+-- rowExists
+SELECT 1 FROM method_lock WHERE name = ?;
+
+-- selectState
+SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+FROM method_lock WHERE name = ?;
+
+-- selectStateForUpdate
+SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+FROM method_lock WHERE name = ? FOR UPDATE;
+
+-- selectTokenAndNow
+SELECT NEXTVAL(method_lock_token_seq), TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6));
+
+-- sessionWait (wait 0 ms)
+SELECT @@SESSION.innodb_lock_wait_timeout;
+SET SESSION innodb_lock_wait_timeout = 0;
+
+-- sessionWait (wait 1500 ms)
+SELECT @@SESSION.max_statement_time;
+SET SESSION max_statement_time = 1.500;
+
+-- takeOver (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+
+-- takeOver (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));

@@ -1,0 +1,152 @@
+-- The SQL of PostgresStatements for the table method_lock, as DialectSqlGoldenTest renders it; do not edit: regenerate.
+
+-- casGrant (wait 0 ms)
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
+WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+RETURNING version;
+
+-- casGrant (wait 1500 ms)
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+RETURNING version;
+
+-- delete
+DELETE FROM method_lock WHERE name = ? AND version = ? AND owner_id = ?;
+
+-- free
+UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+  expires_at = clock_timestamp(), updated_at = clock_timestamp()
+WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
+
+-- insertClaim (wait 0 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+VALUES (0, ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp())
+ON CONFLICT (name) DO NOTHING;
+
+-- insertFree (wait 0 ms)
+INSERT INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
+SELECT nextval('method_lock_token_seq'), ?, 'FREE', 0, clock_timestamp(), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
+ON CONFLICT (name) DO NOTHING
+RETURNING version;
+
+-- insertFree (wait 1500 ms)
+INSERT INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
+SELECT nextval('method_lock_token_seq'), ?, 'FREE', 0, clock_timestamp(), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+ON CONFLICT (name) DO NOTHING
+RETURNING version;
+
+-- insertHeld (wait 0 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT nextval('method_lock_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
+ON CONFLICT (name) DO NOTHING
+RETURNING version;
+
+-- insertHeld (wait 1500 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT nextval('method_lock_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+ON CONFLICT (name) DO NOTHING
+RETURNING version;
+
+-- inspect
+SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
+WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock_timestamp());
+
+-- inspectRow
+SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM method_lock
+WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock_timestamp());
+
+-- lockOrCreateRow
+INSERT INTO method_lock AS txlock_row (version, name, state, hold_count, expires_at, updated_at)
+VALUES (0, ?, 'FREE', 0, clock_timestamp(), clock_timestamp())
+ON CONFLICT (name) DO UPDATE SET hold_count = txlock_row.hold_count
+RETURNING nextval('method_lock_token_seq');
+
+-- lockProbe
+SELECT 1 FROM method_lock WHERE name = ? FOR UPDATE SKIP LOCKED;
+
+-- lockRowIfFree
+SELECT nextval('method_lock_token_seq') FROM (
+  SELECT 1 FROM method_lock AS txlock_row WHERE name = ? FOR UPDATE SKIP LOCKED) AS txlock_locked;
+
+-- lockRowWaiting
+SELECT nextval('method_lock_token_seq') FROM (
+  SELECT 1 FROM method_lock AS txlock_row, (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait
+  WHERE txlock_row.name = ? FOR UPDATE OF txlock_row) AS txlock_locked;
+
+-- reapCandidates
+SELECT name FROM method_lock
+WHERE expires_at < clock_timestamp()
+  AND (state = 'HELD' OR expires_at < (clock_timestamp() + CAST(-60000 AS BIGINT) * INTERVAL '1 millisecond'))
+ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED;
+
+-- reapDelete
+DELETE FROM method_lock WHERE name = ? AND expires_at < clock_timestamp()
+  AND (state = 'HELD' OR expires_at < (clock_timestamp() + CAST(-60000 AS BIGINT) * INTERVAL '1 millisecond'));
+
+-- releaseSavepoint
+RELEASE SAVEPOINT txlock_attempt;
+
+-- renew
+UPDATE method_lock SET expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'),
+  updated_at = clock_timestamp()
+WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
+
+-- retoken
+UPDATE method_lock SET version = nextval('method_lock_token_seq') WHERE name = ? AND version = ?
+RETURNING version;
+
+-- rollbackToSavepoint
+ROLLBACK TO SAVEPOINT txlock_attempt;
+
+-- rowExists
+SELECT 1 FROM method_lock WHERE name = ?;
+
+-- savepoint
+SAVEPOINT txlock_attempt;
+
+-- selectState
+SELECT version, state, CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)
+FROM method_lock WHERE name = ?;
+
+-- selectTokenAndNow
+SELECT nextval('method_lock_token_seq'), CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT);
+
+-- sessionWait (wait 0 ms)
+SELECT current_setting('lock_timeout');
+SELECT set_config('lock_timeout', '1ms', true); -- until the transaction ends;
+
+-- sessionWait (wait 1500 ms)
+SELECT current_setting('lock_timeout');
+SELECT set_config('lock_timeout', '1500ms', true); -- until the transaction ends;
+
+-- setLockTimeout
+SELECT current_setting('lock_timeout'), set_config('lock_timeout', ?, true);
+
+-- takeOver (wait 0 ms)
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
+WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+RETURNING version;
+
+-- takeOver (wait 1500 ms)
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+RETURNING version;
