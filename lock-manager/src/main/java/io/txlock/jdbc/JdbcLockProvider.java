@@ -199,6 +199,7 @@ public final class JdbcLockProvider implements LockProvider {
         if (reaper != null) {
             reaper.shutdownNow();
         }
+        db.close();
     }
 
     private static JdbcGrant mine(Grant grant) {

@@ -1,0 +1,89 @@
+package io.txlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * Takes a pooled connection within a bound of the caller's, not the pool's own timeout (HikariCP's
+ * {@code connectionTimeout}, 30 s by default): the pool's {@code getConnection} runs on a thread of this class's own,
+ * and the caller waits for it at most that long. A connection that arrives after the caller gave up goes straight
+ * back to the pool. Threads are made when needed and end after a minute idle.
+ */
+final class BoundedConnect implements AutoCloseable {
+
+    /** A wait of zero still gives the pool this long to hand out an idle connection on the other thread. */
+    static final Duration MIN_WAIT = Duration.ofMillis(200);
+
+    private final ThreadPoolExecutor threads;
+
+    BoundedConnect(String table) {
+        AtomicInteger n = new AtomicInteger();
+        this.threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "txlock-connect-" + table + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * @param dataSource the pool
+     * @param wait how long the caller waits at most ({@link #MIN_WAIT} at least)
+     * @return a connection
+     * @throws SQLException if the pool failed, the wait ran out (SQLState 08001, naming the pool), or the calling
+     *     thread was interrupted (its flag stays set)
+     */
+    Connection connect(DataSource dataSource, Duration wait) throws SQLException {
+        CompletableFuture<Connection> pending = new CompletableFuture<>();
+        Future<?> task = threads.submit(() -> {
+            try {
+                Connection c = JdbcAccess.connect(dataSource);
+                if (!pending.complete(c)) {
+                    c.close();
+                }
+            } catch (SQLException | RuntimeException e) {
+                pending.completeExceptionally(e);
+            }
+        });
+        Duration bound = wait.compareTo(MIN_WAIT) < 0 ? MIN_WAIT : wait;
+        try {
+            return pending.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            giveUp(pending, task);
+            throw new SQLException("no connection from " + dataSource + " within the " + bound.toMillis()
+                    + " ms left of the lock's wait", "08001");
+        } catch (InterruptedException e) {
+            giveUp(pending, task);
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while waiting for a connection from " + dataSource, "08001", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof SQLException s ? s
+                    : new SQLException("the datasource failed to hand out a connection: " + e.getCause(), "08001", e.getCause());
+        } catch (CancellationException e) {
+            throw new SQLException("connection request cancelled", "08001", e);
+        }
+    }
+
+    /** Whoever comes second closes the connection: this caller, or the thread that got it too late. */
+    private static void giveUp(CompletableFuture<Connection> pending, Future<?> task) {
+        if (!pending.cancel(false) && !pending.isCompletedExceptionally()) {
+            JdbcAccess.closeQuietly(pending.join());
+        }
+        task.cancel(true);
+    }
+
+    @Override
+    public void close() {
+        threads.shutdownNow();
+    }
+}
