@@ -19,6 +19,7 @@ final class LuaScript {
     static final LuaScript RENEW = load("renew.lua");
     static final LuaScript RELEASE = load("release.lua");
     static final LuaScript INSPECT = load("inspect.lua");
+    static final LuaScript FORCE_RELEASE = load("force_release.lua");
 
     private final String name;
     private final String source;
