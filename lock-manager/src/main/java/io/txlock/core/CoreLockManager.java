@@ -177,6 +177,7 @@ public final class CoreLockManager implements LockManager {
                     + provider.describe() + ": its SQL must run on the caller's thread. Use acquire(), or LockScope.LEASE");
         }
         long called = System.nanoTime();
+        LockMetrics metrics = this.metrics.acquireStarted(name, caller.scope());
         NameState state = ref(name);
         AsyncWaiter waiter = new AsyncWaiter(caller, options, state, called);
         Handle reentry = null;
@@ -356,6 +357,7 @@ public final class CoreLockManager implements LockManager {
         requireOptions(options);
         Caller caller = caller(options);
         long called = System.nanoTime();
+        LockMetrics metrics = this.metrics.acquireStarted(name, caller.scope());
         Handle handle;
         try {
             handle = awaitGrant(name, options, caller, called, interruptible);
@@ -671,7 +673,7 @@ public final class CoreLockManager implements LockManager {
             open = !closed;
             if (open) {
                 state.grant(waiter, holding);
-                metrics.holdingStarted();
+                metrics.holdingStarted(state.name, caller.scope(), grant.fencingToken());
             }
         } finally {
             state.mutex.unlock();
@@ -869,6 +871,7 @@ public final class CoreLockManager implements LockManager {
     }
 
     private void releaseGrant(Holding holding) {
+        metrics.releaseStarted(holding.state.name, holding.grant.fencingToken());
         try {
             callProvider(() -> {
                 provider.release(holding.grant);
@@ -906,7 +909,8 @@ public final class CoreLockManager implements LockManager {
             state.mutex.unlock();
         }
         if (freed) {
-            metrics.holdingEnded(holding.scope(), holding.grantedNanos);
+            metrics.holdingEnded(state.name, holding.grant.fencingToken(), holding.scope(), holding.grantedNanos,
+                    holding.lostReason());
         }
     }
 
