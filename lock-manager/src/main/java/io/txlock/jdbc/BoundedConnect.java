@@ -22,8 +22,24 @@ import javax.sql.DataSource;
  */
 final class BoundedConnect implements AutoCloseable {
 
-    /** A wait of zero still gives the pool this long to hand out an idle connection on the other thread. */
-    static final Duration MIN_WAIT = Duration.ofMillis(200);
+    /**
+     * A wait shorter than this still gives a pool that does not report its size this long to hand out a connection
+     * (making a new one may take that long on a loaded machine).
+     */
+    static final Duration MIN_WAIT = Duration.ofSeconds(1);
+
+    /** The pool's {@code getMaximumPoolSize()} (HikariCP's), where its class has one. */
+    private static final ClassValue<java.lang.reflect.Method> POOL_SIZE = new ClassValue<>() {
+        @Override
+        protected java.lang.reflect.Method computeValue(Class<?> type) {
+            try {
+                java.lang.reflect.Method getter = type.getMethod("getMaximumPoolSize");
+                return getter.getReturnType() == int.class ? getter : null;
+            } catch (NoSuchMethodException | SecurityException e) {
+                return null;
+            }
+        }
+    };
 
     private final ThreadPoolExecutor threads;
 
@@ -34,6 +50,34 @@ final class BoundedConnect implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * @param pool the pool
+     * @param heldByLocks connections the provider's locks hold now
+     * @param wait what is left of the caller's wait
+     * @return how long to wait for a connection, or null for the pool's own timeout: when the locks hold none, or when
+     *     the pool reports its size (HikariCP) and the locks hold fewer, so that it can still hand one out or make one
+     */
+    static Duration within(DataSource pool, int heldByLocks, Duration wait) {
+        if (heldByLocks == 0) {
+            return null;
+        }
+        int size = maximumSize(pool);
+        return size > 0 && heldByLocks < size ? null : wait;
+    }
+
+    /** @return the pool's maximum size, or 0 if it does not say */
+    private static int maximumSize(DataSource pool) {
+        java.lang.reflect.Method getter = POOL_SIZE.get(pool.getClass());
+        if (getter == null) {
+            return 0;
+        }
+        try {
+            return (Integer) getter.invoke(pool);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return 0;
+        }
     }
 
     /**
@@ -55,7 +99,7 @@ final class BoundedConnect implements AutoCloseable {
                 pending.completeExceptionally(e);
             }
         });
-        Duration bound = wait.compareTo(MIN_WAIT) < 0 ? MIN_WAIT : wait;
+        Duration bound = wait.compareTo(MIN_WAIT) < 0 && maximumSize(dataSource) == 0 ? MIN_WAIT : wait;
         try {
             return pending.get(bound.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {

@@ -260,10 +260,15 @@ final class JdbcAccess {
     }
 
     /**
-     * @param connectWithin how long to wait for a pooled connection at most (see {@link BoundedConnect}); null for as
-     *     long as the pool's own timeout
+     * @param heldByLocks connections the caller's locks hold now, each until released
+     * @param wait what is left of the caller's wait: how long to wait for a connection of a pool the locks may have
+     *     taken whole (see {@link BoundedConnect#within})
      */
-    OwnTransaction openTransaction(String what, java.time.Duration connectWithin) throws SQLException {
+    OwnTransaction openTransaction(String what, int heldByLocks, java.time.Duration wait) throws SQLException {
+        return openTransaction(what, BoundedConnect.within(lease, heldByLocks, wait));
+    }
+
+    private OwnTransaction openTransaction(String what, java.time.Duration connectWithin) throws SQLException {
         Connection c = ownConnection(what, connectWithin);
         try {
             boolean autoCommit = c.getAutoCommit();

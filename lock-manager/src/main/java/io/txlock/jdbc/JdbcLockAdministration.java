@@ -20,8 +20,9 @@ import java.util.Set;
  * <p>The row strategies record their holder in the row: listing reads the HELD rows whose lease has not run out, and a
  * forced release deletes the row if it still carries the token, as the reaper deletes an expired one. A
  * {@code SELECT_FOR_UPDATE} lock is a row lock of an open transaction and writes nothing: listing finds the rows
- * locked now (those a {@code FOR UPDATE SKIP LOCKED} read skips), with no owner or token to show, and a forced release
- * is refused, since only the end of the holder's transaction frees a row lock.
+ * locked now (those a {@code FOR UPDATE SKIP LOCKED} read skips; the others it locks until its transaction ends, a
+ * moment, so an acquire of one of them then waits that long), with no owner or token to show, and a forced release is
+ * refused, since only the end of the holder's transaction frees a row lock.
  */
 final class JdbcLockAdministration implements LockAdministration {
 

@@ -40,8 +40,8 @@ final class SelectForUpdate implements LockStrategy {
         }
         JdbcAccess.OwnTransaction tx;
         try {
-            // while locks hold connections, the pool may have none left: wait for one only as long as for the lock
-            tx = db.openTransaction("lock '" + r.name() + "' in LEASE scope", heldConnections.get() > 0 ? r.maxBlock() : null);
+            // once the locks hold the whole pool, wait for a connection only as long as for the lock
+            tx = db.openTransaction("lock '" + r.name() + "' in LEASE scope", heldConnections.get(), r.maxBlock());
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + heldConnections.get()
                     + " SELECT_FOR_UPDATE locks in LEASE scope, each on a pooled connection of its own until released: a pool"
