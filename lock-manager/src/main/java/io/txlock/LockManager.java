@@ -1,14 +1,10 @@
 package io.txlock;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tag;
 import io.txlock.core.CoreLockManager;
 import io.txlock.core.LockMetrics;
-import io.txlock.core.MicrometerLockMetrics;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -32,8 +28,9 @@ import java.util.concurrent.locks.Lock;
  * (for example from a {@code REQUIRES_NEW} transaction nested in the holder's), instead of waiting for itself. Waiters of one name within a manager queue locally in FIFO order, so a
  * JVM sends one contender per name to the backend, not one per thread.
  *
- * <p>Metrics, through Micrometer when it is on the class path, are off unless configured with
- * {@link Builder#metrics(MeterRegistry)}.
+ * <p>Metrics and observations are off unless configured with {@link Builder#metrics(LockMetrics)}: Micrometer's
+ * meters and observations are in {@code io.txlock.micrometer}, for applications that have Micrometer on their class
+ * path.
  *
  * <p>Names are 1 to 255 Unicode code points, without leading or trailing whitespace and without NUL. Thread
  * safe. Close it to stop its background threads; locks still held are released.
@@ -327,42 +324,28 @@ public interface LockManager extends AutoCloseable {
         }
 
         /**
-         * Records the manager's metrics in a Micrometer registry (by default it records none). Micrometer
-         * ({@code io.micrometer:micrometer-core}) is an optional dependency: an application that never calls this
-         * method does not need it on its class path.
+         * Reports the manager's locks to {@code metrics} (by default to nowhere): Micrometer meters
+         * ({@code io.txlock.micrometer.MicrometerLockMetrics}), Micrometer observations
+         * ({@code io.txlock.micrometer.MicrometerLockObservations}), or a {@link LockMetrics} of your own. Each call
+         * adds one: a manager may record meters and observations at once.
          *
          * <pre>{@code
-         * LockManager locks = LockManager.builder(provider).metrics(meterRegistry).build();
+         * LockManager locks = LockManager.builder(provider)
+         *         .metrics(MicrometerLockMetrics.of(meterRegistry, provider))
+         *         .metrics(MicrometerLockObservations.of(observationRegistry, provider))
+         *         .build();
          * }</pre>
          *
-         * <p>Meters, each tagged {@code provider} with the backend's kind ({@code jdbc}, {@code redis}, ...):
-         * {@code txlock.acquire} (timer: call to grant or failure; tags {@code scope}, {@code outcome} =
-         * {@code granted|timeout|failed|interrupted|cancelled}, {@code reentrant}), {@code txlock.held} (timer: grant
-         * to release, transaction end or loss; tag {@code scope}), {@code txlock.held.active} and
-         * {@code txlock.waiting} (gauges: locks held and callers waiting now), {@code txlock.lost} (counter; tag
-         * {@code reason}) and {@code txlock.renewals} (counter; tag {@code outcome} = {@code ok|refused|failed}).
-         * No meter is tagged with the lock name, whose values are unbounded. See {@code docs/metrics.md}.
-         *
-         * @param registry where the meters go
+         * @param metrics where the manager reports acquires, holdings, renewals and losses; called on the lock's hot
+         *     path, it must be quick and must not throw
          * @return this builder
-         * @throws IllegalArgumentException if {@code registry} is null
+         * @throws IllegalArgumentException if {@code metrics} is null
          */
-        public Builder metrics(MeterRegistry registry) {
-            return metrics(registry, List.of());
-        }
-
-        /**
-         * As {@link #metrics(MeterRegistry)}, with tags of your own on every meter, for example to tell apart two
-         * managers over different databases. Give bounded values only, never a lock name. Managers with the same
-         * registry and tags add up in the gauges.
-         *
-         * @param registry where the meters go
-         * @param tags added to every meter
-         * @return this builder
-         * @throws IllegalArgumentException if {@code registry} or {@code tags} is null
-         */
-        public Builder metrics(MeterRegistry registry, Iterable<Tag> tags) {
-            this.metrics = MicrometerLockMetrics.create(registry, tags, provider);
+        public Builder metrics(LockMetrics metrics) {
+            if (metrics == null) {
+                throw new IllegalArgumentException("metrics must not be null: leave it unset to record none");
+            }
+            this.metrics = LockMetrics.all(this.metrics, metrics);
             return this;
         }
 

@@ -149,6 +149,9 @@ public final class LockBench implements Callable<Integer> {
      * @return the exit status
      */
     static int execute(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 0 && "admin".equals(args[0])) {
+            return LockAdminCommand.execute(java.util.Arrays.copyOfRange(args, 1, args.length), out, err);
+        }
         CommandLine cli = new CommandLine(new LockBench(out, err, args));
         cli.setOut(new java.io.PrintWriter(out, true));
         cli.setErr(new java.io.PrintWriter(err, true));

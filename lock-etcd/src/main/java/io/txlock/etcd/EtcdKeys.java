@@ -39,6 +39,34 @@ final class EtcdKeys {
         return bytes(prefix + encode(name) + "/" + String.format("%016x", leaseId));
     }
 
+    /** @return the keys of every contender for a name that starts with {@code namePrefix}: every key that starts with this */
+    ByteSequence namesStartingWith(String namePrefix) {
+        return bytes(prefix + encode(namePrefix));
+    }
+
+    /**
+     * @param key a contender's key, made by {@link #key}
+     * @return its lock name, or null if it is no such key
+     */
+    String nameOf(String key) {
+        int slash = key.indexOf('/', prefix.length());
+        if (!key.startsWith(prefix) || slash < 0) {
+            return null;
+        }
+        String encoded = key.substring(prefix.length(), slash);
+        java.io.ByteArrayOutputStream utf8 = new java.io.ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c == '%' && i + 2 < encoded.length()) {
+                utf8.write(Integer.parseInt(encoded.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                utf8.write(c);
+            }
+        }
+        return utf8.toString(StandardCharsets.UTF_8);
+    }
+
     /**
      * @param name a lock name
      * @return its encoded form: one key segment that only {@code name} maps to

@@ -495,6 +495,52 @@ public final class EtcdLockProvider implements LockProvider {
         return Optional.of(new LockInfo(name, owner.host(), owner.id(), holder.getCreateRevision(), owner.since(), until, 1));
     }
 
+    /**
+     * @return listing of the contender keys by prefix (each name then read as {@link #inspect} reads it), and forced
+     *     release that deletes the holder's key in a transaction guarded by its create revision, the token: the
+     *     holder's next renewal finds its key gone
+     */
+    @Override
+    public Optional<io.txlock.spi.LockAdministration> administration() {
+        return Optional.of(new io.txlock.spi.LockAdministration() {
+            @Override
+            public List<LockInfo> list(String prefix, int limit) {
+                ensureOpen();
+                List<KeyValue> contenders = await(kv.get(keys.namesStartingWith(prefix),
+                        GetOption.builder().isPrefix(true).withKeysOnly(true).build()), "list the locks of '" + prefix + "'").getKvs();
+                java.util.TreeSet<String> names = new java.util.TreeSet<>();
+                for (KeyValue contender : contenders) {
+                    String name = keys.nameOf(contender.getKey().toString(java.nio.charset.StandardCharsets.UTF_8));
+                    if (name != null && name.startsWith(prefix)) {
+                        names.add(name);
+                    }
+                }
+                List<LockInfo> held = new java.util.ArrayList<>();
+                for (String name : names) {
+                    if (held.size() == limit) {
+                        break;
+                    }
+                    inspect(name).ifPresent(held::add);
+                }
+                return held;
+            }
+
+            @Override
+            public boolean forceRelease(String name, long fencingToken) {
+                ensureOpen();
+                List<KeyValue> first = await(kv.get(keys.range(name), FIRST_BY_CREATE), "read the holder of '" + name + "'").getKvs();
+                if (first.isEmpty() || first.get(0).getCreateRevision() != fencingToken) {
+                    return false;
+                }
+                ByteSequence key = first.get(0).getKey();
+                return await(kv.txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(fencingToken)))
+                        .Then(Op.delete(key, DeleteOption.DEFAULT))
+                        .commit(), "force-release '" + name + "'").isSucceeded();
+            }
+        });
+    }
+
     /** How long {@link #close()} waits for attempts under way, which the core cancelled before, to give up. */
     private static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(5);
 

@@ -152,6 +152,7 @@ public final class CoreLockManager implements LockManager {
                     + provider.describe() + ": its SQL must run on the caller's thread. Use acquire(), or LockScope.LEASE");
         }
         long called = System.nanoTime();
+        LockMetrics metrics = this.metrics.acquireStarted(name, caller.scope());
         CompletableFuture<LockHandle> future = AsyncDriver.acquire(contender(name, caller, options, called, false),
                 lifecycle, Contender.waitNanos(options.waitTime()));
         future.whenComplete((handle, failure) -> metrics.acquireEnded(caller.scope(), called, outcome((Handle) handle, failure)));
@@ -250,6 +251,7 @@ public final class CoreLockManager implements LockManager {
         requireOptions(options);
         Caller caller = caller(options);
         long called = System.nanoTime();
+        LockMetrics metrics = this.metrics.acquireStarted(name, caller.scope());
         Handle handle;
         try {
             handle = BlockingDriver.acquire(contender(name, caller, options, called, interruptible), interruptible);

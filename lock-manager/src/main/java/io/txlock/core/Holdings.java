@@ -60,7 +60,7 @@ final class Holdings {
     /** Under the name's mutex: the holding occupies its name, and keeps the contender's reference to it. */
     void occupy(Contender contender, Holding holding) {
         holding.state.grant(contender, holding);
-        metrics.holdingStarted();
+        metrics.holdingStarted(holding.state.name, holding.scope(), holding.grant.fencingToken());
     }
 
     /**
@@ -175,6 +175,7 @@ final class Holdings {
 
     /** Releases the grant of a holding that ended RELEASING. */
     private void releaseGrant(Holding holding) {
+        metrics.releaseStarted(holding.state.name, holding.grant.fencingToken());
         try {
             backend.run(() -> backend.provider.release(holding.grant), "release '" + holding.state.name + "'");
             holding.finishRelease(Holding.Status.RELEASED, null);
@@ -203,7 +204,8 @@ final class Holdings {
             state.mutex.unlock();
         }
         if (freed) {
-            metrics.holdingEnded(holding.scope(), holding.grantedNanos);
+            metrics.holdingEnded(state.name, holding.grant.fencingToken(), holding.scope(), holding.grantedNanos,
+                    holding.lostReason());
         }
         names.unref(state);
     }

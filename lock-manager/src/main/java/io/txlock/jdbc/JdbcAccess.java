@@ -30,6 +30,7 @@ final class JdbcAccess {
     private volatile Statements statements;
     private volatile LockTableSql sql;
     private volatile JdbcDialect dialect;
+    private final BoundedConnect boundedConnect;
 
     JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
         this.transactional = transactional;
@@ -37,6 +38,7 @@ final class JdbcAccess {
         this.separateLease = lease != transactional;
         this.configuredDialect = dialect;
         this.table = table;
+        this.boundedConnect = new BoundedConnect(table);
     }
 
     String table() {
@@ -230,7 +232,20 @@ final class JdbcAccess {
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
     OwnTransaction openTransaction(String what) throws SQLException {
-        Connection c = ownConnection(what);
+        return openTransaction(what, null);
+    }
+
+    /**
+     * @param heldByLocks connections the caller's locks hold now, each until released
+     * @param wait what is left of the caller's wait: how long to wait for a connection of a pool the locks may have
+     *     taken whole (see {@link BoundedConnect#within})
+     */
+    OwnTransaction openTransaction(String what, int heldByLocks, java.time.Duration wait) throws SQLException {
+        return openTransaction(what, BoundedConnect.within(lease, heldByLocks, wait));
+    }
+
+    private OwnTransaction openTransaction(String what, java.time.Duration connectWithin) throws SQLException {
+        Connection c = ownConnection(what, connectWithin);
         try {
             boolean autoCommit = c.getAutoCommit();
             if (autoCommit) {
@@ -288,7 +303,11 @@ final class JdbcAccess {
      * caller's transaction instead of on its own.
      */
     private Connection ownConnection(String what) throws SQLException {
-        Connection c = connect(lease);
+        return ownConnection(what, null);
+    }
+
+    private Connection ownConnection(String what, java.time.Duration connectWithin) throws SQLException {
+        Connection c = connectWithin == null ? connect(lease) : boundedConnect.connect(lease, connectWithin);
         try {
             if (!separateLease && !c.getAutoCommit() && callerHasTransaction()) {
                 throw new IllegalStateException("cannot " + what + " outside the caller's transaction: the datasource's"
@@ -327,6 +346,19 @@ final class JdbcAccess {
         } catch (RuntimeException e) {
             throw new SQLException("the datasource failed to hand out a connection: " + e, "08001", e);
         }
+    }
+
+    static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException ignored) {
+            // the pool discards a broken connection
+        }
+    }
+
+    /** Stops the threads that wait for pooled connections on behalf of callers. */
+    void close() {
+        boundedConnect.close();
     }
 
     static void rollbackQuietly(Connection c) {

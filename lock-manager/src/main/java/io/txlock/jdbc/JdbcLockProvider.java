@@ -151,6 +151,15 @@ public final class JdbcLockProvider implements LockProvider {
         return steps.inspect(name);
     }
 
+    /**
+     * @return listing and forced release of this table's locks; a {@link Strategy#SELECT_FOR_UPDATE} lock is listed
+     *     without owner or token and cannot be force-released (see {@code LockAdmin})
+     */
+    @Override
+    public Optional<io.txlock.spi.LockAdministration> administration() {
+        return Optional.of(new JdbcLockAdministration(db, strategy));
+    }
+
     /** @return the local JDBC transactions this provider was built over, if it was */
     @Override
     public Optional<TransactionSupport> transactions() {
@@ -172,6 +181,7 @@ public final class JdbcLockProvider implements LockProvider {
         if (reaper != null) {
             reaper.close();
         }
+        db.close();
     }
 
     private static JdbcGrant mine(Grant grant) {

@@ -40,11 +40,13 @@ final class SelectForUpdate implements LockStrategy {
         }
         JdbcAccess.OwnTransaction tx;
         try {
-            tx = db.openTransaction("lock '" + r.name() + "' in LEASE scope");
+            // once the locks hold the whole pool, wait for a connection only as long as for the lock
+            tx = db.openTransaction("lock '" + r.name() + "' in LEASE scope", heldConnections.get(), r.maxBlock());
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + heldConnections.get()
                     + " SELECT_FOR_UPDATE locks in LEASE scope, each on a pooled connection of its own until released: a pool"
-                    + " must have more connections than the locks held at once)", e, false);
+                    + " must have more connections than the locks held at once, or use OPTIMISTIC_VERSION or UNIQUE_INSERT,"
+                    + " which hold none)", e, false);
         }
         try {
             OptionalLong token = lock(tx.connection(), r, false);

@@ -93,6 +93,14 @@ public interface LockProvider extends AutoCloseable {
     }
 
     /**
+     * @return the operator's view of this backend's locks (list the held ones, free a stuck one), or empty (the
+     *     default) where the provider offers none
+     */
+    default Optional<LockAdministration> administration() {
+        return Optional.empty();
+    }
+
+    /**
      * A wake-up hint: runs {@code onRelease} (on any thread, quickly) when the lock may have been released by
      * another process, so waiters need not poll. Hints may be lost; the core still re-checks now and then.
      *

@@ -18,6 +18,7 @@ import io.txlock.LockScope;
 import io.txlock.LockTimeoutException;
 import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcLockProvider;
+import io.txlock.micrometer.MicrometerLockMetrics;
 import io.txlock.jdbc.TestDatabase;
 import io.txlock.jdbc.JdbcTransactions;
 import io.txlock.spi.LockProvider;
@@ -89,7 +90,8 @@ class LockMetricsTest {
 
     /** A manager that records its metrics in {@link #registry}. */
     private LockManager measured(LockProvider provider) {
-        return keep(LockManager.builder(provider).transactions(TransactionSupport.none()).metrics(registry).build());
+        return keep(LockManager.builder(provider).transactions(TransactionSupport.none())
+                .metrics(MicrometerLockMetrics.of(registry, provider)).build());
     }
 
     /** Another node, without metrics. */
@@ -240,8 +242,9 @@ class LockMetricsTest {
     @Test
     void aTransactionScopedLockIsHeldUntilItsTransactionEnds() throws Exception {
         JdbcTransactions tx = JdbcTransactions.over(h2);
-        LockManager locks = keep(LockManager.builder(JdbcLockProvider.builder(tx).strategy(Strategy.SELECT_FOR_UPDATE)
-                .reaperPeriod(Duration.ZERO).build()).transactions(tx).metrics(registry).build());
+        LockProvider provider = JdbcLockProvider.builder(tx).strategy(Strategy.SELECT_FOR_UPDATE).reaperPeriod(Duration.ZERO).build();
+        LockManager locks = keep(LockManager.builder(provider).transactions(tx).metrics(MicrometerLockMetrics.of(registry, provider))
+                .build());
         for (boolean commit : new boolean[] {true, false}) {
             try {
                 tx.inTransaction(connection -> {
@@ -284,8 +287,9 @@ class LockMetricsTest {
         Supplier<LockProvider> providers = providers(CoreBackend.LOCK_FILES);
         LockManager one = measured(providers.get());
         LockManager two = measured(providers.get());
-        LockManager tagged = keep(LockManager.builder(providers.get()).transactions(TransactionSupport.none())
-                .metrics(registry, List.of(Tag.of("db", "orders"))).build());
+        LockProvider files = providers.get();
+        LockManager tagged = keep(LockManager.builder(files).transactions(TransactionSupport.none())
+                .metrics(MicrometerLockMetrics.of(registry, files, List.of(Tag.of("db", "orders")))).build());
         LockHandle a = one.acquire("a", LEASE);
         LockHandle b = two.acquire("b", LEASE);
         LockHandle c = tagged.acquire("c", LEASE);
@@ -296,8 +300,8 @@ class LockMetricsTest {
         b.release();
         c.release();
         assertThat(held()).isZero();
-        assertThat(MicrometerLockMetrics.providerKind(JdbcLockProvider.builder(h2).reaperPeriod(Duration.ZERO).build()))
-                .isEqualTo("jdbc");
+        MicrometerLockMetrics.of(registry, JdbcLockProvider.builder(h2).reaperPeriod(Duration.ZERO).build());
+        assertThat(registry.find("txlock.held.active").tags("provider", "jdbc").gauge()).as("a JDBC manager's gauge").isNotNull();
     }
 
     /** Someone else takes the lock behind its holder's back, in the backend itself. */

@@ -77,7 +77,7 @@ import org.junit.jupiter.api.io.TempDir;
  * contract.
  */
 @Timeout(value = 180)
-public abstract class LockContractTest implements LateRenewalChecks {
+public abstract class LockContractTest implements LateRenewalChecks, AdminChecks {
 
     /** How long the kit waits for something that must happen: only a failing test waits this long. */
     protected static final Duration PATIENCE = Duration.ofSeconds(30);
@@ -232,6 +232,11 @@ public abstract class LockContractTest implements LateRenewalChecks {
     @Override
     public final String uniqueName(String suffix) {
         return name(suffix);
+    }
+
+    @Override
+    public final boolean backendRecordsTheHolder() {
+        return inspectShowsTheHolder();
     }
 
     // ---------------------------------------------------------------- mutual exclusion and fencing

@@ -34,6 +34,27 @@ record KeySpace(String prefix) {
         return prefix + "lock:" + name;
     }
 
+    /** @return a {@code SCAN MATCH} pattern for the lock keys of names that start with {@code namePrefix} */
+    String lockKeyPattern(String namePrefix) {
+        return globEscaped(lockKey(namePrefix)) + "*";
+    }
+
+    /** @return the lock name of a key made by {@link #lockKey} */
+    String nameOf(String lockKey) {
+        return lockKey.substring(lockKey("").length());
+    }
+
+    private static String globEscaped(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 8);
+        for (char c : text.toCharArray()) {
+            if ("*?[]\\^".indexOf(c) >= 0) {
+                out.append('\\');
+            }
+            out.append(c);
+        }
+        return out.toString();
+    }
+
     String fenceKey() {
         return prefix + "fence";
     }

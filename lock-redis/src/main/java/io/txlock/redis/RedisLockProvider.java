@@ -189,6 +189,40 @@ public final class RedisLockProvider implements LockProvider {
     }
 
     /**
+     * @return listing by {@code SCAN} of the lock keys (on every master, each name then read as {@link #inspect} reads
+     *     it), and forced release by a script that deletes a lock key only while it holds the given token
+     */
+    @Override
+    public Optional<io.txlock.spi.LockAdministration> administration() {
+        return Optional.of(new io.txlock.spi.LockAdministration() {
+            @Override
+            public List<LockInfo> list(String prefix, int limit) {
+                java.util.TreeSet<String> names = new java.util.TreeSet<>();
+                for (RedisNode node : nodes) {
+                    node.scan(keys.lockKeyPattern(prefix)).forEach(key -> names.add(keys.nameOf(key)));
+                }
+                List<LockInfo> held = new ArrayList<>();
+                for (String name : names) {
+                    if (held.size() == limit) {
+                        break;
+                    }
+                    redlock.inspect(name).ifPresent(held::add);
+                }
+                return held;
+            }
+
+            @Override
+            public boolean forceRelease(String name, long fencingToken) {
+                boolean freed = false;
+                for (RedisNode node : nodes) {
+                    freed |= node.forceRelease(keys.lockKey(name), keys.releaseChannel(name), fencingToken);
+                }
+                return freed;
+            }
+        });
+    }
+
+    /**
      * Quorum mode: subscribes to the lock's release channel on every node, through each node's one shared
      * connection. A single master has no hints: its waiters are queued and handed the lock.
      */

@@ -82,6 +82,29 @@ final class RedisNode implements AutoCloseable {
         });
     }
 
+    boolean forceRelease(String key, String channel, long token) {
+        return call("force-release '" + key + "'", () -> asLong(LuaScript.FORCE_RELEASE.run(client, List.of(key),
+                List.of(channel, Long.toString(token)))) == 1);
+    }
+
+    /**
+     * @param pattern a {@code SCAN MATCH} pattern
+     * @return every key that matches it, iterating {@code SCAN} to its end
+     */
+    List<String> scan(String pattern) {
+        return call("scan '" + pattern + "'", () -> {
+            List<String> keys = new java.util.ArrayList<>();
+            redis.clients.jedis.params.ScanParams params = new redis.clients.jedis.params.ScanParams().match(pattern).count(500);
+            String cursor = redis.clients.jedis.params.ScanParams.SCAN_POINTER_START;
+            do {
+                redis.clients.jedis.resps.ScanResult<String> page = client.scan(cursor, params);
+                keys.addAll(page.getResult());
+                cursor = page.getCursor();
+            } while (!redis.clients.jedis.params.ScanParams.SCAN_POINTER_START.equals(cursor));
+            return keys;
+        });
+    }
+
     /** Runs {@code onRelease} when this node publishes a release on {@code channel}; see {@link ReleaseSubscriber}. */
     AutoCloseable subscribe(String channel, Runnable onRelease) {
         return subscriber.subscribe(channel, onRelease);

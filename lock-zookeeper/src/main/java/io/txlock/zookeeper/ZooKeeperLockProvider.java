@@ -234,6 +234,70 @@ public final class ZooKeeperLockProvider implements LockProvider {
     }
 
     /**
+     * @return listing of the lock nodes under the base path (each name read as {@link #inspect} reads it), and forced
+     *     release that deletes the holder's node if its {@code czxid} is the given token: a node's path is never
+     *     reused, so it deletes only that grant. The holder's watch on its node reports the loss at once.
+     */
+    @Override
+    public Optional<io.txlock.spi.LockAdministration> administration() {
+        return Optional.of(new io.txlock.spi.LockAdministration() {
+            @Override
+            public List<LockInfo> list(String prefix, int limit) {
+                List<String> children;
+                try {
+                    children = client.getChildren().forPath(basePath);
+                } catch (KeeperException.NoNodeException neverLocked) {
+                    return List.of();
+                } catch (Exception e) {
+                    throw backendFailure("list the locks under " + basePath, e);
+                }
+                java.util.TreeSet<String> names = new java.util.TreeSet<>();
+                for (String child : children) {
+                    String name;
+                    try {
+                        name = ZNodeNames.decode(child);
+                    } catch (IllegalArgumentException notALock) {
+                        continue;
+                    }
+                    if (name.startsWith(prefix)) {
+                        names.add(name);
+                    }
+                }
+                List<LockInfo> held = new java.util.ArrayList<>();
+                for (String name : names) {
+                    if (held.size() == limit) {
+                        break;
+                    }
+                    inspect(name).ifPresent(held::add);
+                }
+                return held;
+            }
+
+            @Override
+            public boolean forceRelease(String name, long fencingToken) {
+                String parent = parentPath(name);
+                try {
+                    List<String> queue = LockNodes.queue(client.getChildren().forPath(parent));
+                    if (queue.isEmpty()) {
+                        return false;
+                    }
+                    String holder = ZKPaths.makePath(parent, queue.get(0));
+                    Stat stat = client.checkExists().forPath(holder);
+                    if (stat == null || stat.getCzxid() != fencingToken) {
+                        return false;
+                    }
+                    client.delete().forPath(holder);
+                    return true;
+                } catch (KeeperException.NoNodeException gone) {
+                    return false;
+                } catch (Exception e) {
+                    throw backendFailure("force-release '" + name + "'", e);
+                }
+            }
+        });
+    }
+
+    /**
      * Stops following connection events. Grants still held are reported lost and their nodes deleted in the
      * background; the Curator client is closed too if the builder was told to.
      */

@@ -1,8 +1,11 @@
 package io.txlock.spring;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
+import io.txlock.micrometer.MicrometerLockMetrics;
+import io.txlock.micrometer.MicrometerLockObservations;
 import io.txlock.spi.LockProvider;
 import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,7 +25,8 @@ import org.springframework.context.annotation.Configuration;
  * The application's {@link LockManager}: over the {@link LockProvider} bean (by default the JDBC provider over the
  * application's DataSource, from {@link TxlockJdbcAutoConfiguration}), with the {@code txlock.*} defaults, bound to
  * Spring-managed transactions ({@link SpringTransactionSupport}), with metrics in the application's Micrometer
- * {@code MeterRegistry} and a {@code txlock} Actuator health indicator when those are present.
+ * {@code MeterRegistry}, observations in its {@code ObservationRegistry} and a {@code txlock} Actuator health indicator
+ * when those are present.
  */
 @AutoConfiguration(after = {TxlockJdbcAutoConfiguration.class, TransactionAutoConfiguration.class})
 @ConditionalOnProperty(prefix = "txlock", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -71,8 +75,23 @@ public class TxlockAutoConfiguration {
     static class Metrics {
 
         @Bean
-        LockManagerBuilderCustomizer txlockMetrics(ObjectProvider<MeterRegistry> registry) {
-            return builder -> registry.ifUnique(builder::metrics);
+        LockManagerBuilderCustomizer txlockMetrics(ObjectProvider<MeterRegistry> registry, LockProvider provider) {
+            return builder -> registry.ifUnique(r -> builder.metrics(MicrometerLockMetrics.of(r, provider)));
+        }
+    }
+
+    /**
+     * Observations of acquires, holdings and releases in the application's {@code ObservationRegistry} (Actuator makes
+     * one; with Micrometer Tracing they become spans), when it has one.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    @ConditionalOnProperty(prefix = "txlock", name = "observations", havingValue = "true", matchIfMissing = true)
+    static class Observations {
+
+        @Bean
+        LockManagerBuilderCustomizer txlockObservations(ObjectProvider<ObservationRegistry> registry, LockProvider provider) {
+            return builder -> registry.ifUnique(r -> builder.metrics(MicrometerLockObservations.of(r, provider)));
         }
     }
 

@@ -56,6 +56,9 @@ public class TxlockProperties {
     /** Whether to record the manager's metrics in the application's MeterRegistry, when it has one. */
     private boolean metrics = true;
 
+    /** Whether to record observations of acquires, holdings and releases in the application's ObservationRegistry, when it has one. */
+    private boolean observations = true;
+
     /** Creates the properties with their defaults. */
     public TxlockProperties() {
     }
@@ -178,5 +181,15 @@ public class TxlockProperties {
     /** @param metrics whether to record metrics in the application's MeterRegistry */
     public void setMetrics(boolean metrics) {
         this.metrics = metrics;
+    }
+
+    /** @return whether to record observations in the application's ObservationRegistry */
+    public boolean isObservations() {
+        return observations;
+    }
+
+    /** @param observations whether to record observations in the application's ObservationRegistry */
+    public void setObservations(boolean observations) {
+        this.observations = observations;
     }
 }

@@ -250,4 +250,15 @@ abstract class StarterTest {
         assertThat(granted).isPositive();
         assertThat(registry.find("txlock.held.active").gauge()).isNotNull();
     }
+
+    /** Actuator's ObservationRegistry turns each observation into a timer of the application's MeterRegistry. */
+    @Test
+    void observationsGoToTheApplicationsObservationRegistry() {
+        locks.acquire("observed").close();
+        MeterRegistry registry = app.getBean(MeterRegistry.class);
+        assertThat(registry.find("txlock.lock.acquire").tags("txlock.outcome", "granted", "txlock.provider", "jdbc").timers())
+                .as("acquires observed").isNotEmpty();
+        assertThat(registry.find("txlock.lock.hold").tags("txlock.outcome", "released").timers()).as("holdings observed").isNotEmpty();
+        assertThat(registry.find("txlock.lock.release").timers()).as("releases observed").isNotEmpty();
+    }
 }

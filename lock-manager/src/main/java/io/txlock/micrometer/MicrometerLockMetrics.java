@@ -1,4 +1,4 @@
-package io.txlock.core;
+package io.txlock.micrometer;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.txlock.LockScope;
+import io.txlock.core.LockMetrics;
 import io.txlock.spi.LockProvider;
 import java.util.HashMap;
 import java.util.Locale;
@@ -16,13 +17,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@link LockMetrics} through Micrometer: the only class of txlock that uses Micrometer, loaded only when a
- * {@code MeterRegistry} is given to {@code LockManager.Builder.metrics}. Every meter is registered up front, so
- * dashboards see zeros before the first lock, and recording looks nothing up and allocates nothing.
+ * A lock manager's meters in a Micrometer {@code MeterRegistry}: give {@link #of(MeterRegistry, LockProvider)} to
+ * {@code LockManager.Builder.metrics}. Micrometer ({@code io.micrometer:micrometer-core}) is an optional dependency of
+ * txlock: only this package uses it, and an application that never names it does not need it on its class path.
  *
- * <p>Tags are bounded: {@code provider} (a short kind such as {@code jdbc}, {@code redis}, {@code zookeeper}),
- * {@code scope} where it applies, the outcome or reason, and the caller's own tags. Never the lock name: names are
- * unbounded (one per order, per job), and a tag per name would grow every registry without end.
+ * <pre>{@code
+ * LockManager locks = LockManager.builder(provider).metrics(MicrometerLockMetrics.of(meterRegistry, provider)).build();
+ * }</pre>
+ *
+ * <p>Meters, each tagged {@code provider} with the backend's kind ({@code jdbc}, {@code redis}, ...):
+ * {@code txlock.acquire} (timer: call to grant or failure; tags {@code scope}, {@code outcome} =
+ * {@code granted|timeout|failed|interrupted|cancelled}, {@code reentrant}), {@code txlock.held} (timer: grant to
+ * release, transaction end or loss; tag {@code scope}), {@code txlock.held.active} and {@code txlock.waiting} (gauges:
+ * locks held and callers waiting now), {@code txlock.lost} (counter; tag {@code reason}) and {@code txlock.renewals}
+ * (counter; tag {@code outcome} = {@code ok|refused|failed}). See {@code docs/metrics.md}. Every meter is registered
+ * up front, so dashboards see zeros before the first lock, and recording looks nothing up and allocates nothing.
+ *
+ * <p>Tags are bounded: {@code provider}, {@code scope} where it applies, the outcome or reason, and the caller's own
+ * tags. Never the lock name: names are unbounded (one per order, per job), and a tag per name would grow every
+ * registry without end.
  *
  * <p>The two gauges are shared by every manager with the same registry and tags: each manager adds its own holdings
  * and waiters to them (a gauge registered twice would otherwise show only the first manager's).
@@ -79,34 +92,36 @@ public final class MicrometerLockMetrics implements LockMetrics {
 
     /**
      * @param registry where the meters go
-     * @param tags the caller's own tags, added to every meter; bounded values only
-     * @param provider the backend, named by its kind in the {@code provider} tag
+     * @param provider the manager's backend, named by its kind in the {@code provider} tag
      * @return the metrics of one manager
+     * @throws IllegalArgumentException if an argument is null
      */
-    public static LockMetrics create(MeterRegistry registry, Iterable<Tag> tags, LockProvider provider) {
+    public static LockMetrics of(MeterRegistry registry, LockProvider provider) {
+        return of(registry, provider, java.util.List.of());
+    }
+
+    /**
+     * As {@link #of(MeterRegistry, LockProvider)}, with tags of your own on every meter, for example to tell apart two
+     * managers over different databases. Give bounded values only, never a lock name. Managers with the same registry
+     * and tags add up in the gauges.
+     *
+     * @param registry where the meters go
+     * @param provider the manager's backend, named by its kind in the {@code provider} tag
+     * @param tags added to every meter
+     * @return the metrics of one manager
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static LockMetrics of(MeterRegistry registry, LockProvider provider, Iterable<Tag> tags) {
         if (registry == null) {
             throw new IllegalArgumentException("registry must not be null: leave metrics unset to record none");
+        }
+        if (provider == null) {
+            throw new IllegalArgumentException("provider must not be null: pass the manager's provider");
         }
         if (tags == null) {
             throw new IllegalArgumentException("tags must not be null: pass an empty list for none");
         }
-        return new MicrometerLockMetrics(registry, Tags.of("provider", providerKind(provider)).and(tags));
-    }
-
-    /**
-     * @param provider a provider
-     * @return its short kind, from its class name: {@code JdbcLockProvider} is {@code jdbc}, {@code RedisLockProvider}
-     *     {@code redis}; {@code custom} for an anonymous class
-     */
-    static String providerKind(LockProvider provider) {
-        String name = provider.getClass().getSimpleName();
-        for (String suffix : new String[] {"LockProvider", "Provider"}) {
-            if (name.endsWith(suffix) && name.length() > suffix.length()) {
-                name = name.substring(0, name.length() - suffix.length());
-                break;
-            }
-        }
-        return name.isEmpty() ? "custom" : name.toLowerCase(Locale.ROOT);
+        return new MicrometerLockMetrics(registry, Tags.of("provider", ProviderKind.of(provider)).and(tags));
     }
 
     private static int index(LockScope scope) {
