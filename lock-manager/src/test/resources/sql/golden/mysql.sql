@@ -1,5 +1,25 @@
 -- The SQL of MySqlStatements for the table method_lock, as DialectSqlGoldenTest renders it; do not edit: regenerate.
 
+-- adminDelete
+DELETE FROM method_lock WHERE name = ? AND version = ?;
+
+-- adminHeld
+SELECT name, version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
+WHERE name LIKE ? ESCAPE '!' AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))
+ORDER BY name;
+
+-- adminHeldVersion
+SELECT version FROM method_lock WHERE name = ? AND state = 'HELD';
+
+-- adminHeldVersionUnlocked
+SELECT version FROM method_lock WHERE name = ? AND state = 'HELD' FOR UPDATE SKIP LOCKED;
+
+-- adminNames
+SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' ORDER BY name;
+
+-- adminUnlockedNames
+SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED;
+
 -- casGrant (wait 0 ms)
 UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
   acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),

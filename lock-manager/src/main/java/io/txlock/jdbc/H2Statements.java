@@ -116,6 +116,39 @@ final class H2Statements extends Statements {
     }
 
     @Override
+    String adminHeld() {
+        return sql("""
+                SELECT name, version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
+                WHERE name LIKE ? ESCAPE '!' AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= CURRENT_TIMESTAMP)
+                ORDER BY name""");
+    }
+
+    @Override
+    String adminNames() {
+        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' ORDER BY name");
+    }
+
+    @Override
+    String adminUnlockedNames() {
+        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED");
+    }
+
+    @Override
+    String adminHeldVersion() {
+        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD'");
+    }
+
+    @Override
+    String adminHeldVersionUnlocked() {
+        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD' FOR UPDATE SKIP LOCKED");
+    }
+
+    @Override
+    String adminDelete() {
+        return sql("DELETE FROM {table} WHERE name = ? AND version = ?");
+    }
+
+    @Override
     String inspectRow() {
         return sql("""
                 SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM {table}

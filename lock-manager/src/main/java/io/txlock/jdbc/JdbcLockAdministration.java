@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The operator's view of a lock table, and all of its SQL: plain SQL but for the database clock and
- * {@code FOR UPDATE SKIP LOCKED} (H2, PostgreSQL 9.5+, MariaDB 10.6+, MySQL 8). Names are bound parameters; a prefix
- * is matched with {@code LIKE … ESCAPE '!'}, its wildcards escaped.
+ * The operator's view of a lock table; its statements are each dialect's ({@code admin*} of {@link Statements}),
+ * with {@code FOR UPDATE SKIP LOCKED} (H2, PostgreSQL 9.5+, MariaDB 10.6+, MySQL 8). Names are bound parameters; a
+ * prefix is matched with {@code LIKE … ESCAPE '!'}, its wildcards escaped.
  *
  * <p>The row strategies record their holder in the row: listing reads the HELD rows whose lease has not run out, and a
  * forced release deletes the row if it still carries the token, as the reaper deletes an expired one. A
@@ -36,13 +36,12 @@ final class JdbcLockAdministration implements LockAdministration {
 
     @Override
     public List<LockInfo> list(String prefix, int limit) {
-        String t = db.table();
-        String like = " WHERE name LIKE ? ESCAPE '!'";
+        Statements st = db.statements();
         String pattern = likePrefix(prefix);
         if (strategy == Strategy.SELECT_FOR_UPDATE) {
             return db.inOwnTransaction(c -> {
-                Set<String> locked = names(c, "SELECT name FROM " + t + like + " ORDER BY name", pattern);
-                locked.removeAll(names(c, "SELECT name FROM " + t + like + " FOR UPDATE SKIP LOCKED", pattern));
+                Set<String> locked = names(c, st.adminNames(), pattern);
+                locked.removeAll(names(c, st.adminUnlockedNames(), pattern));
                 List<LockInfo> held = new ArrayList<>();
                 for (String name : locked) {
                     if (held.size() == limit) {
@@ -53,15 +52,12 @@ final class JdbcLockAdministration implements LockAdministration {
                 return held;
             }, "list the locks of '" + prefix + "'");
         }
-        String sql = "SELECT name, version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM " + t + like
-                + " AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= " + db.statements().now() + ") ORDER BY name";
         return db.autoCommitted(c -> {
             List<LockInfo> held = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
+            try (PreparedStatement ps = c.prepareStatement(st.adminHeld())) {
                 ps.setString(1, pattern);
                 ps.setMaxRows(limit);
                 try (ResultSet rs = ps.executeQuery()) {
-                    Statements st = db.statements();
                     while (rs.next()) {
                         held.add(new LockInfo(rs.getString(1), rs.getString(3), rs.getString(4), rs.getLong(2),
                                 st.instant(rs, 6), st.instant(rs, 7), Math.max(1, rs.getInt(5))));
@@ -83,10 +79,11 @@ final class JdbcLockAdministration implements LockAdministration {
                     + " Locks of OPTIMISTIC_VERSION and UNIQUE_INSERT can be force-released");
         }
         String t = db.table();
+        Statements st = db.statements();
         return db.inOwnTransaction(c -> {
-            Long version = version(c, "SELECT version FROM " + t + " WHERE name = ? AND state = 'HELD' FOR UPDATE SKIP LOCKED", name);
+            Long version = version(c, st.adminHeldVersionUnlocked(), name);
             if (version == null) {
-                Long locked = version(c, "SELECT version FROM " + t + " WHERE name = ? AND state = 'HELD'", name);
+                Long locked = version(c, st.adminHeldVersion(), name);
                 if (locked != null && locked == fencingToken) {
                     throw new UnsupportedOperationException("lock '" + name + "' token " + fencingToken + " of " + t
                             + " is held in an open database transaction (TRANSACTION scope), which locks its row: it ends"
@@ -97,7 +94,7 @@ final class JdbcLockAdministration implements LockAdministration {
             if (version != fencingToken) {
                 return false;
             }
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + t + " WHERE name = ? AND version = ?")) {
+            try (PreparedStatement ps = c.prepareStatement(st.adminDelete())) {
                 ps.setString(1, name);
                 ps.setLong(2, fencingToken);
                 return ps.executeUpdate() == 1;

@@ -73,6 +73,26 @@ abstract class Statements {
     /** @return a query for version, state and milliseconds until {@code expires_at} (null if null); parameter: name */
     abstract String selectState();
 
+    // administration (JdbcLockAdministration); a name prefix is matched with LIKE ... ESCAPE '!'
+
+    /** @return the HELD rows with an unexpired lease, in name order; parameter: a LIKE pattern */
+    abstract String adminHeld();
+
+    /** @return every name, in name order; parameter: a LIKE pattern */
+    abstract String adminNames();
+
+    /** @return the names whose row no transaction locks now (locking them); parameter: a LIKE pattern */
+    abstract String adminUnlockedNames();
+
+    /** @return the version of a HELD row; parameter: name */
+    abstract String adminHeldVersion();
+
+    /** @return the version of a HELD row no other transaction locks, locking it; parameter: name */
+    abstract String adminHeldVersionUnlocked();
+
+    /** @return delete a row still carrying a token; parameters: name, token */
+    abstract String adminDelete();
+
     /**
      * @return tokened: the optimistic compare-and-set that grants a row still at a version and free (or expired);
      *     parameters: owner host, owner id, lease in milliseconds, name, version read
