@@ -28,6 +28,7 @@ abstract class InnoDbStatements extends Statements {
             1205, // ER_LOCK_WAIT_TIMEOUT, also MariaDB's NOWAIT
             1213, // ER_LOCK_DEADLOCK
             1969, // MariaDB ER_STATEMENT_TIMEOUT (max_statement_time)
+            3058, // MySQL ER_USER_LOCK_DEADLOCK (GET_LOCK)
             3572); // MySQL ER_LOCK_NOWAIT
 
     InnoDbStatements(String table) {
@@ -93,6 +94,18 @@ abstract class InnoDbStatements extends Statements {
     OptionalLong lockRowInCallerTransaction(Connection c, String name, Duration maxBlock) throws SQLException {
         Boolean locked = bounded(c, maxBlock, true, () -> update(c, ensureLockedRow(maxBlock), name) >= 0);
         return locked == null ? null : OptionalLong.of(newToken(c));
+    }
+
+    /** A user lock's name: the key text itself, or its SHA-256 where that is too long or has letters with case. */
+    @Override
+    Object advisoryKey(String keyText) {
+        return AdvisoryKeys.userLockName(keyText);
+    }
+
+    /** {@code GET_LOCK} belongs to a session, whatever its transactions do. */
+    @Override
+    boolean advisoryLocksEndWithTransaction() {
+        return false;
     }
 
     @Override

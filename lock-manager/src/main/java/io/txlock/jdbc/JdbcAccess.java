@@ -137,6 +137,11 @@ final class JdbcAccess {
         if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
             autoCommitted(c -> st.createFreeRow(c, name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
         }
+        return inOpenCallerTransaction(name, work, what);
+    }
+
+    /** Runs work on the caller's transactional connection, which must be in a transaction (not in auto-commit mode). */
+    <T> T inOpenCallerTransaction(String name, SqlWork<T> work, String what) {
         return inCallerTransaction(c -> {
             if (c.getAutoCommit()) {
                 throw new IllegalStateException("cannot lock '" + name + "' in the caller's transaction: the connection the"
@@ -234,6 +239,15 @@ final class JdbcAccess {
     }
 
     /**
+     * A connection of the provider's own, as the pool hands it out, for a lock that lives as long as its session
+     * ({@link io.txlock.Strategy#ADVISORY}): its auto-commit mode is left as it is ({@code wasAutoCommit} false, so
+     * that {@link OwnTransaction#close()} restores nothing).
+     */
+    OwnTransaction openSession(String what) throws SQLException {
+        return new OwnTransaction(ownConnection(what), false);
+    }
+
+    /**
      * A connection of the provider's own with an open transaction. Auto-commit is switched off only where the pool
      * hands it out on (on MySQL/MariaDB each switch is a round trip), and switched back on at the end.
      */
@@ -283,7 +297,8 @@ final class JdbcAccess {
             if (!separateLease && !c.getAutoCommit() && callerHasTransaction()) {
                 throw new IllegalStateException("cannot " + what + " outside the caller's transaction: the datasource's"
                         + " connection is enlisted in the active transaction. LEASE-scoped locks and inspect() need"
-                        + " connections of their own while a JTA transaction is active: give the provider a datasource"
+                        + " connections of their own while a JTA transaction is active, and so do ADVISORY locks on"
+                        + " MySQL/MariaDB in every scope (GET_LOCK belongs to a session): give the provider a datasource"
                         + " that does not join JTA transactions with JdbcLockProvider.builder(ds).leaseDataSource(nonJta)"
                         + " (in Jakarta EE, a @DataSourceDefinition with transactional = false on the same database), or"
                         + " lock in TRANSACTION or AUTO scope");
@@ -316,6 +331,18 @@ final class JdbcAccess {
             return dataSource.getConnection();
         } catch (RuntimeException e) {
             throw new SQLException("the datasource failed to hand out a connection: " + e, "08001", e);
+        }
+    }
+
+    /**
+     * @param lease the lock's lease: the check waits at most a third of it (1 to 30 s)
+     * @return whether the connection holding a lock still answers (a lock of its transaction or session lives with it)
+     */
+    static boolean alive(Connection c, java.time.Duration lease) {
+        try {
+            return c.isValid((int) Math.max(1, Math.min(30, lease.toSeconds() / 3)));
+        } catch (SQLException e) {
+            return false;
         }
     }
 
