@@ -241,10 +241,25 @@ final class JdbcAccess {
     /**
      * A connection of the provider's own, as the pool hands it out, for a lock that lives as long as its session
      * ({@link io.txlock.Strategy#ADVISORY}): its auto-commit mode is left as it is ({@code wasAutoCommit} false, so
-     * that {@link OwnTransaction#close()} restores nothing).
+     * that {@link OwnTransaction#close()} restores nothing). Without a lease datasource, only a connection in
+     * auto-commit mode is surely not the caller's transaction's own (a transaction-bound datasource hands that one
+     * out), so none other is taken.
      */
     OwnTransaction openSession(String what) throws SQLException {
-        return new OwnTransaction(ownConnection(what), false);
+        Connection c = ownConnection(what);
+        try {
+            if (!separateLease && !c.getAutoCommit()) {
+                throw new IllegalStateException("cannot " + what + ": an advisory lock held by a session needs a connection"
+                        + " of its own, kept until the lock ends, and the provider's datasource handed out one that is not in"
+                        + " auto-commit mode, which may be the caller's transaction's own. Give the provider a datasource for"
+                        + " such connections: JdbcLockProvider.builder(tx) over JdbcTransactions, or leaseDataSource(…) (in"
+                        + " Jakarta EE, a non-JTA datasource on the same database)");
+            }
+            return new OwnTransaction(c, false);
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
     }
 
     /**

@@ -54,7 +54,8 @@ class JpaLockProviderTest {
     }
 
     Stream<Arguments> combinations() {
-        return databases.stream().flatMap(db -> Stream.of(Strategy.values()).map(s -> Arguments.of(db, s)));
+        return databases.stream().flatMap(db -> Stream.of(Strategy.values()).filter(s -> s != Strategy.ADVISORY)
+                .map(s -> Arguments.of(db, s)));
     }
 
     Stream<Arguments> leasedCombinations() {
@@ -193,6 +194,14 @@ class JpaLockProviderTest {
             assertThat(provider.inspect(prefix + "live")).isPresent();
             provider.release(live.grant());
         }
+    }
+
+    @Test
+    void advisoryLocksAreRefusedWithWhereToTakeThem() {
+        assertThatThrownBy(() -> JpaLockProvider.builder(databases.get(0).factory()).strategy(Strategy.ADVISORY))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT")
+                .hasMessageContaining("JdbcLockProvider");
     }
 
     @Test
