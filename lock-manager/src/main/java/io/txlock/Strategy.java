@@ -28,7 +28,7 @@ public enum Strategy {
      * holder's connection died. Fencing tokens come from the lock table's sequence, drawn while the lock is held.
      *
      * <p>A name maps to the database's key by a fixed hash of {@code <schema>.<table>:<name>} (the schema or
-     * database the connection uses, and the lock table): on PostgreSQL the first 8 bytes of its SHA-256 (UTF-8), a
+     * database the lock table is in, and the lock table): on PostgreSQL the first 8 bytes of its SHA-256 (UTF-8), a
      * 64-bit key; on MySQL/MariaDB the text itself if it is at most 64 characters of lower-case ASCII letters,
      * digits and {@code . _ : / -}, else the lower-case hex of its SHA-256. Two names whose keys collide share one
      * lock: that only makes one wait for the other, never lets both hold. Not on H2, which has no advisory locks.

@@ -15,7 +15,8 @@ WHERE locktype = 'advisory' AND granted AND objsubid = 1
 LIMIT 1;
 
 -- advisoryNamespace
-SELECT current_schema();
+SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = to_regclass('method_lock');
 
 -- advisoryUnlock
 SELECT CASE WHEN pg_advisory_unlock(?) THEN 1 ELSE 0 END;

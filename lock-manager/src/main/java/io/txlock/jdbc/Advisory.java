@@ -32,7 +32,7 @@ final class Advisory implements LockStrategy {
     private final JdbcAccess db;
     /** Locks held now, each on a pooled connection of its own. */
     private final AtomicInteger heldConnections = new AtomicInteger();
-    /** The connection's schema or database, read once; the empty string where it has none. */
+    /** The lock table's schema or database, read once; the empty string where there is none. */
     private volatile String namespace;
 
     Advisory(JdbcAccess db) {

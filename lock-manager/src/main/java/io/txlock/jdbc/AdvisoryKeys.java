@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
  * How {@link io.txlock.Strategy#ADVISORY} names a lock in the database. Fixed for good: nodes of different txlock
  * versions must map a name to the same key, or both could hold it at once. The key is made from
  * {@code <namespace>.<table>:<name>}, where the namespace is the schema (PostgreSQL) or database (MySQL/MariaDB)
- * the connection uses, so that providers over different lock tables, like their rows, never share a lock.
+ * the lock table is in, so that providers over different lock tables, like their rows, never share a lock, and all
+ * providers over one table agree.
  * Two names whose keys collide share one lock: one waits for the other, neither is granted while the other holds.
  */
 final class AdvisoryKeys {
@@ -28,7 +29,7 @@ final class AdvisoryKeys {
     }
 
     /**
-     * @param namespace the connection's schema or database, or null if it has none
+     * @param namespace the lock table's schema or database, or null if there is none
      * @param table the lock table
      * @param name the lock name
      * @return the text the key is made from

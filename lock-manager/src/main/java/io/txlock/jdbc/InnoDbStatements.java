@@ -28,8 +28,12 @@ abstract class InnoDbStatements extends Statements {
             1205, // ER_LOCK_WAIT_TIMEOUT, also MariaDB's NOWAIT
             1213, // ER_LOCK_DEADLOCK
             1969, // MariaDB ER_STATEMENT_TIMEOUT (max_statement_time)
-            3058, // MySQL ER_USER_LOCK_DEADLOCK (GET_LOCK)
             3572); // MySQL ER_LOCK_NOWAIT
+
+    /** Vendor codes of a GET_LOCK that would close a cycle of sessions waiting for each other's user locks. */
+    private static final Set<Integer> USER_LOCK_DEADLOCK = Set.of(
+            1213, // ER_LOCK_DEADLOCK (MariaDB)
+            3058); // ER_USER_LOCK_DEADLOCK (MySQL)
 
     InnoDbStatements(String table) {
         super(table);
@@ -100,6 +104,22 @@ abstract class InnoDbStatements extends Statements {
     @Override
     Object advisoryKey(String keyText) {
         return AdvisoryKeys.userLockName(keyText);
+    }
+
+    /**
+     * {@code GET_LOCK} answers 0 (or NULL) when its wait ran out: an error is a failure (a DBA's
+     * {@code max_statement_time}, say), except a deadlock among user locks, which means "held".
+     */
+    @Override
+    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
+        try {
+            return super.takeAdvisoryLock(c, keyText, maxBlock, callerTx);
+        } catch (SQLException e) {
+            if (USER_LOCK_DEADLOCK.contains(e.getErrorCode())) {
+                return OptionalLong.empty();
+            }
+            throw e;
+        }
     }
 
     /** {@code GET_LOCK} belongs to a session, whatever its transactions do. */

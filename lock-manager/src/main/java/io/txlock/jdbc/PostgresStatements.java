@@ -185,9 +185,15 @@ final class PostgresStatements extends Statements {
                 RETURNING nextval('{table}_token_seq')""");
     }
 
+    /**
+     * The schema the lock table is in, as the unqualified table name resolves on this connection: the same for every
+     * node that uses that table, whatever their search paths.
+     */
     @Override
     String advisoryNamespace() {
-        return "SELECT current_schema()";
+        return sql("""
+                SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.oid = to_regclass('{table}')""");
     }
 
     /**

@@ -181,7 +181,7 @@ abstract class Statements {
 
     // ---- the advisory locks of Strategy.ADVISORY, keyed by AdvisoryKeys; null where the database has none (H2)
 
-    /** @return a query for the schema or database the connection uses: the namespace of {@link AdvisoryKeys#keyText} */
+    /** @return a query for the schema or database the lock table is in: the namespace of {@link AdvisoryKeys#keyText} */
     String advisoryNamespace() {
         return null;
     }
@@ -233,14 +233,7 @@ abstract class Statements {
      * @return the token, or empty if another session held the lock for the whole wait
      */
     OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
-        try {
-            return queryNullableLong(c, advisoryLock(maxBlock), advisoryKey(keyText));
-        } catch (SQLException e) {
-            if (lockUnavailable(e)) {
-                return OptionalLong.empty();
-            }
-            throw e;
-        }
+        return queryNullableLong(c, advisoryLock(maxBlock), advisoryKey(keyText));
     }
 
     /** @return whether {@code c}'s session held the advisory lock of {@code keyText} and has now let it go */

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link Strategy#ADVISORY} beyond the contract kit: the documented name-to-key hash (fixed vectors, and the same
- * key computed by the database itself from the documented formula), names longer than a MySQL user-lock name, no
- * user lock left on a pooled connection after a TRANSACTION-scoped lock, and H2's refusal.
+ * key computed by the database itself from the documented formula, in the lock table's schema whatever the search
+ * path), names longer than a MySQL user-lock name, no user lock left on a pooled connection after a
+ * TRANSACTION-scoped lock, and H2's refusal.
  */
 class AdvisoryTest {
 
@@ -66,6 +67,36 @@ class AdvisoryTest {
                 long key = queryLong(c, formula, name);
                 assertThat(queryBoolean(c, "SELECT pg_try_advisory_lock(?)", key)).as("the formula's key once released").isTrue();
                 queryBoolean(c, "SELECT pg_advisory_unlock(?)", key);
+            }
+        }
+    }
+
+    /**
+     * The key's namespace is the schema the lock table is in, not the connection's current schema: a node whose
+     * search path starts with another schema (which has no lock table) still shares the lock of every name.
+     */
+    @Test
+    void nodesWhoseSearchPathsDifferShareTheLocksOfTheTablesSchema() throws SQLException {
+        try (TestDatabase db = TestDatabase.create(TestDatabase.Kind.POSTGRESQL).withLockTable("method_lock")) {
+            java.util.regex.Matcher schema = java.util.regex.Pattern.compile("currentSchema=([^&]+)").matcher(db.url());
+            assertThat(schema.find()).isTrue();
+            String other = schema.group(1) + "_first";
+            db.execute("CREATE SCHEMA " + other);
+            try (com.zaxxer.hikari.HikariDataSource searching = TestDatabase.pool(
+                    db.url().replace(schema.group(), "currentSchema=" + other + "," + schema.group(1)), db.user(), 4);
+                    LockManager a = LockManager.builder(provider(db.dataSource())).build();
+                    LockManager b = LockManager.builder(provider(searching)).build()) {
+                try (Connection c = searching.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT current_schema()");
+                        ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    assertThat(rs.getString(1)).as("the second node's current schema").isEqualTo(other);
+                }
+                try (LockHandle held = a.acquire("shared", LEASE)) {
+                    assertThat(b.tryAcquire("shared")).as("the name held by the first node, seen by the second").isEmpty();
+                }
+                assertThat(b.tryAcquire("shared")).as("once released").hasValueSatisfying(LockHandle::release);
+            } finally {
+                db.execute("DROP SCHEMA " + other);
             }
         }
     }
