@@ -20,6 +20,24 @@ SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' ORDER BY name;
 -- adminUnlockedNames
 SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED;
 
+-- advisoryLock (wait 0 ms)
+SELECT GET_LOCK(?, 0);
+
+-- advisoryLock (wait 1500 ms)
+SELECT GET_LOCK(?, 2);
+
+-- advisoryLocked
+SELECT IS_USED_LOCK(?);
+
+-- advisoryNamespace
+SELECT DATABASE();
+
+-- advisoryUnlock
+SELECT RELEASE_LOCK(?);
+
+-- advisoryUnlockAll
+SELECT RELEASE_ALL_LOCKS();
+
 -- casGrant (wait 0 ms)
 UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
   acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),

@@ -20,6 +20,36 @@ SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' ORDER BY name;
 -- adminUnlockedNames
 SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED;
 
+-- advisoryLock (wait 0 ms)
+SELECT CASE WHEN pg_try_advisory_lock(?) THEN nextval('method_lock_token_seq') END;
+
+-- advisoryLock (wait 1500 ms)
+SELECT nextval('method_lock_token_seq') FROM (
+  SELECT pg_advisory_lock(?) FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_locked;
+
+-- advisoryLocked
+SELECT 1 FROM pg_locks, (SELECT CAST(? AS BIGINT) AS key) AS txlock_key
+WHERE locktype = 'advisory' AND granted AND objsubid = 1
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND classid = CAST((key >> 32) & 4294967295 AS oid) AND objid = CAST(key & 4294967295 AS oid)
+LIMIT 1;
+
+-- advisoryNamespace
+SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = to_regclass('method_lock');
+
+-- advisoryUnlock
+SELECT CASE WHEN pg_advisory_unlock(?) THEN 1 ELSE 0 END;
+
+-- advisoryUnlockAll
+SELECT pg_advisory_unlock_all();
+
+-- advisoryXactLock
+SELECT nextval('method_lock_token_seq') FROM (SELECT pg_advisory_xact_lock(?)) AS txlock_locked;
+
+-- advisoryXactLockIfFree
+SELECT CASE WHEN pg_try_advisory_xact_lock(?) THEN nextval('method_lock_token_seq') END;
+
 -- casGrant (wait 0 ms)
 UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
   hold_count = 1, acquired_at = clock_timestamp(),

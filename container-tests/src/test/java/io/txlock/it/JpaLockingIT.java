@@ -78,7 +78,7 @@ class JpaLockingIT {
 
     @Test
     void anEjbTransactionsCommitReleasesItsLockAndKeepsItsEntities() {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : strategies.all()) {
             String order = "commit-" + strategy;
             long token = orders.place(strategies.node(0, strategy), order);
             assertThat(orders.tokens(order)).as(strategy.toString()).containsExactly(token);
@@ -91,7 +91,7 @@ class JpaLockingIT {
 
     @Test
     void aRuntimeExceptionInAnEjbRollsBackTheEntitiesAndReleasesTheLock() {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : strategies.all()) {
             String order = "rollback-" + strategy;
             assertThatThrownBy(() -> orders.placeAndFail(strategies.node(0, strategy), order)).isInstanceOf(EJBException.class)
                     .hasRootCauseMessage("payment declined");
@@ -106,7 +106,7 @@ class JpaLockingIT {
     void aSecondTransactionWaitsForTheFirstsCommitAndThenSeesItsEntities() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(2);
         try {
-            for (Strategy strategy : Strategy.values()) {
+            for (Strategy strategy : strategies.all()) {
                 LockManager a = strategies.node(0, strategy); // on this thread, see JpaStrategies
                 LockManager b = strategies.node(1, strategy);
                 String order = "wait-" + strategy;
@@ -131,7 +131,7 @@ class JpaLockingIT {
     void aTransactionThatTimesOutReleasesItsLocks() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(1);
         try {
-            for (Strategy strategy : Strategy.values()) {
+            for (Strategy strategy : strategies.all()) {
                 LockManager a = strategies.node(0, strategy); // on this thread, see JpaStrategies
                 LockManager b = strategies.node(1, strategy);
                 String name = "timeout-" + strategy;
@@ -162,7 +162,7 @@ class JpaLockingIT {
 
     @Test
     void aLeaseLockInsideATransactionUsesTheResourceLocalUnitAndOutlivesARollback() {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : strategies.all()) {
             LockManager a = strategies.node(0, strategy);
             LockManager b = strategies.node(1, strategy);
             String name = "lease-" + strategy;

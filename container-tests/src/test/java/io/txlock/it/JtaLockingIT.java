@@ -74,7 +74,7 @@ class JtaLockingIT {
 
     @Test
     void anEjbTransactionsCommitReleasesItsLockAndKeepsItsRows() {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : strategies.all()) {
             LockManager a = strategies.node(0, strategy);
             LockManager b = strategies.node(1, strategy);
             String order = "commit-" + strategy;
@@ -90,7 +90,7 @@ class JtaLockingIT {
 
     @Test
     void aRuntimeExceptionInAnEjbRollsBackTheRowsAndReleasesTheLock() {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : strategies.all()) {
             String order = "rollback-" + strategy;
             assertThatThrownBy(() -> ejb.placeAndFail(strategies.node(0, strategy), order)).isInstanceOf(EJBException.class)
                     .hasRootCauseMessage("payment declined");
@@ -118,7 +118,7 @@ class JtaLockingIT {
     void aTransactionScopedLockIsBoundToItsJtaTransaction() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(1);
         try {
-            for (Strategy strategy : Strategy.values()) {
+            for (Strategy strategy : strategies.all()) {
                 LockManager a = strategies.node(0, strategy);
                 LockManager b = strategies.node(1, strategy);
                 String order = "bound-" + strategy;
@@ -150,7 +150,7 @@ class JtaLockingIT {
     void aTransactionOnAnotherNodeWaitsForTheFirstsCommitAndThenSeesItsRows() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(2);
         try {
-            for (Strategy strategy : Strategy.values()) {
+            for (Strategy strategy : strategies.all()) {
                 LockManager a = strategies.node(0, strategy); // on this thread, see Strategies
                 LockManager b = strategies.node(1, strategy);
                 String order = "wait-" + strategy;
@@ -177,7 +177,7 @@ class JtaLockingIT {
     void aTransactionOnAnotherNodeWaitingForARollbackProceeds() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(2);
         try {
-            for (Strategy strategy : Strategy.values()) {
+            for (Strategy strategy : strategies.all()) {
                 LockManager a = strategies.node(0, strategy); // on this thread, see Strategies
                 LockManager b = strategies.node(1, strategy);
                 String order = "wait-rollback-" + strategy;
@@ -204,7 +204,7 @@ class JtaLockingIT {
         ExecutorService callers = Executors.newFixedThreadPool(1);
         Duration wait = Duration.ofSeconds(1);
         try {
-            for (Strategy strategy : Strategy.values()) {
+            for (Strategy strategy : strategies.all()) {
                 LockManager a = strategies.node(0, strategy); // on this thread, see Strategies
                 LockManager b = strategies.node(1, strategy);
                 String order = "give-up-" + strategy;
@@ -237,7 +237,7 @@ class JtaLockingIT {
     void aTransactionThatTimesOutReleasesItsLocks() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(1);
         try {
-            for (Strategy strategy : Strategy.values()) {
+            for (Strategy strategy : strategies.all()) {
                 LockManager a = strategies.node(0, strategy); // on this thread, see Strategies
                 LockManager b = strategies.node(1, strategy);
                 String name = "timeout-" + strategy;
@@ -268,7 +268,7 @@ class JtaLockingIT {
 
     @Test
     void aLeaseLockInsideATransactionUsesTheNonJtaDataSourceAndOutlivesARollback() {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : strategies.all()) {
             LockManager a = strategies.node(0, strategy);
             LockManager b = strategies.node(1, strategy);
             String name = "lease-" + strategy;
@@ -293,7 +293,7 @@ class JtaLockingIT {
 
     @Test
     void aManagerBuiltOutsideTheContainersContextFindsTheTransactionWhenItLocks() throws Exception {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : strategies.all()) {
             try (LockManager builtElsewhere = strategies.buildOnAThreadWithoutContext(strategy)) {
                 long token = ejb.place(builtElsewhere, "built-elsewhere-" + strategy); // refuses a lock not in TRANSACTION scope
                 assertThat(orders.token("built-elsewhere-" + strategy)).as(strategy.toString()).contains(token);

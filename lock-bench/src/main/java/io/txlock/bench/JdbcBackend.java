@@ -22,7 +22,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Stream;
 
 /**
  * H2, PostgreSQL, MariaDB or MySQL through JDBC. The parent creates a fresh namespace (an in-memory H2 database,
@@ -50,6 +49,7 @@ final class JdbcBackend implements Backend {
     private final String servedUrl;
     private HikariDataSource pool;
     private HikariDataSource rowLockPool;
+    private HikariDataSource sessionLockPool;
     private org.h2.tools.Server h2Server;
     private List<Peer> peers;
 
@@ -156,7 +156,7 @@ final class JdbcBackend implements Backend {
 
     @Override
     public List<String> strategies() {
-        return Stream.of(Strategy.values()).map(Strategy::name).toList();
+        return dialect.strategies().stream().map(Strategy::name).toList();
     }
 
     static Strategy strategy(String name) {
@@ -173,6 +173,7 @@ final class JdbcBackend implements Backend {
             case SELECT_FOR_UPDATE -> "lock_sfu";
             case OPTIMISTIC_VERSION -> "lock_opt";
             case UNIQUE_INSERT -> "lock_ins";
+            case ADVISORY -> "lock_adv";
         };
     }
 
@@ -189,6 +190,8 @@ final class JdbcBackend implements Backend {
                     .dialect(dialect).reaperPeriod(Duration.ZERO);
             if (strategy == Strategy.SELECT_FOR_UPDATE) {
                 builder.leaseDataSource(rowLockPool());
+            } else if (strategy == Strategy.ADVISORY && dialect != JdbcDialect.POSTGRESQL) {
+                builder.leaseDataSource(sessionLockPool());
             }
             JdbcLockProvider provider = builder.build();
             managers.add(LockManager.builder(provider).transactions(tx).ownerHost("node-" + i).build());
@@ -263,6 +266,26 @@ final class JdbcBackend implements Backend {
         return rowLockPool;
     }
 
+    /**
+     * The connections MySQL/MariaDB ADVISORY locks hold, one per held lock in both scopes (GET_LOCK belongs to a
+     * session), in auto-commit mode: a transaction's client holds its own connection besides. Sized and filled like
+     * {@link #pool()}.
+     */
+    synchronized HikariDataSource sessionLockPool() {
+        if (sessionLockPool == null) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(servedUrl);
+            config.setUsername(user);
+            config.setPassword(password);
+            config.setMaximumPoolSize(poolSize);
+            config.setMinimumIdle(poolSize);
+            config.setConnectionTimeout(30_000);
+            config.setPoolName("bench-" + spec.kind().cliName() + "-session-locks");
+            sessionLockPool = Pools.filled(config);
+        }
+        return sessionLockPool;
+    }
+
     /** @return the statement that bounds this database's row-lock waits for a session */
     String lockWaitSql(Duration wait) {
         return switch (dialect) {
@@ -310,6 +333,9 @@ final class JdbcBackend implements Backend {
     public void close() {
         if (rowLockPool != null) {
             rowLockPool.close();
+        }
+        if (sessionLockPool != null) {
+            sessionLockPool.close();
         }
         if (pool != null) {
             pool.close();

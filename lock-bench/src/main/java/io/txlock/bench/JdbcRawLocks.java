@@ -40,12 +40,22 @@ final class JdbcRawLocks implements RawLocks {
             case SELECT_FOR_UPDATE -> "SELECT … FOR UPDATE + ROLLBACK";
             case OPTIMISTIC_VERSION -> "UPDATE … SET state='HELD' WHERE state='FREE' + UPDATE … SET state='FREE' (autocommit)";
             case UNIQUE_INSERT -> "INSERT + DELETE (autocommit)";
+            case ADVISORY -> postgres() ? "SELECT pg_advisory_xact_lock(hashtextextended(name, 0)) + COMMIT"
+                    : "SELECT GET_LOCK(name, 60) + SELECT RELEASE_LOCK(name) (autocommit)";
         };
     }
 
     @Override
     public String describeHandoff() {
+        if (strategy == Strategy.ADVISORY) {
+            return postgres() ? "pg_advisory_xact_lock waiting in the database, woken by the holder's COMMIT"
+                    : "GET_LOCK waiting in the database, woken by the holder's RELEASE_LOCK";
+        }
         return "SELECT … FOR UPDATE waiting in the database, woken by the holder's ROLLBACK";
+    }
+
+    private boolean postgres() {
+        return backend.dialect() == JdbcDialect.POSTGRESQL;
     }
 
     @Override
@@ -92,12 +102,14 @@ final class JdbcRawLocks implements RawLocks {
                     "UPDATE raw_lock SET state = 'FREE' WHERE name = ?");
             case UNIQUE_INSERT -> new Retrying(pool.getConnection(), "INSERT INTO raw_claim (name) VALUES (?)",
                     "DELETE FROM raw_claim WHERE name = ?");
+            case ADVISORY -> new AdvisoryLock(pool.getConnection());
         };
     }
 
+    /** For ADVISORY the database's advisory lock, which waits in the database too; else a row lock. */
     @Override
     public Session blockingSession() throws SQLException {
-        return new RowLock(pool.getConnection());
+        return strategy == Strategy.ADVISORY ? new AdvisoryLock(pool.getConnection()) : new RowLock(pool.getConnection());
     }
 
     /** Leaves the backend's pool open; every session closed gave its connection back. */
@@ -145,6 +157,70 @@ final class JdbcRawLocks implements RawLocks {
                 closing.setAutoCommit(true);
                 try (Statement s = closing.createStatement()) {
                     s.execute(backend.lockWaitSql(JdbcBackend.STATEMENT_LOCK_WAIT));
+                }
+            } catch (SQLException e) {
+                throw new LockBackendException("could not give back a raw lock session's connection: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * The database's advisory lock, waiting in the database: PostgreSQL's transaction-level one, ended by
+     * {@code COMMIT} (its key a hash of the name), or MySQL/MariaDB's {@code GET_LOCK}, ended by {@code RELEASE_LOCK}.
+     */
+    private final class AdvisoryLock implements Session {
+        private final Connection c;
+        private final PreparedStatement lock;
+        private final PreparedStatement unlock;
+        private String held;
+
+        AdvisoryLock(Connection c) throws SQLException {
+            this.c = c;
+            if (postgres()) {
+                try (Statement s = c.createStatement()) {
+                    s.execute(backend.lockWaitSql(BLOCKING_WAIT));
+                }
+                c.setAutoCommit(false);
+                this.lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))");
+                this.unlock = null;
+            } else {
+                this.lock = c.prepareStatement("SELECT GET_LOCK(?, " + BLOCKING_WAIT.toSeconds() + ")");
+                this.unlock = c.prepareStatement("SELECT RELEASE_LOCK(?)");
+            }
+        }
+
+        @Override
+        public void lock(String name) throws SQLException {
+            lock.setString(1, name);
+            try (ResultSet rs = lock.executeQuery()) {
+                rs.next();
+                if (unlock != null && rs.getInt(1) != 1) {
+                    throw new IllegalStateException("GET_LOCK('" + name + "') was not granted within " + BLOCKING_WAIT);
+                }
+            }
+            held = name;
+        }
+
+        @Override
+        public void unlock() throws SQLException {
+            if (unlock == null) {
+                c.commit();
+            } else {
+                unlock.setString(1, held);
+                unlock.executeQuery().close();
+            }
+        }
+
+        /** Gives the connection back with no lock and the pool's settings, as {@link RowLock#close()} does. */
+        @Override
+        public void close() {
+            try (Connection closing = c; Statement s = closing.createStatement()) {
+                if (unlock == null) {
+                    closing.rollback();
+                    closing.setAutoCommit(true);
+                    s.execute(backend.lockWaitSql(JdbcBackend.STATEMENT_LOCK_WAIT));
+                } else {
+                    s.execute("SELECT RELEASE_ALL_LOCKS()");
                 }
             } catch (SQLException e) {
                 throw new LockBackendException("could not give back a raw lock session's connection: " + e.getMessage(), e);

@@ -34,7 +34,8 @@ public final class LockBench implements Callable<Integer> {
     List<String> backends = new ArrayList<>(List.of("h2"));
 
     @Option(names = {"-s", "--strategy"}, split = ",", paramLabel = "NAME",
-            description = "JDBC: SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT; comma-separated; default: all the backend offers")
+            description = "JDBC: SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT, ADVISORY (not on H2); comma-separated;"
+                    + " default: all the backend offers")
     List<String> strategies = new ArrayList<>();
 
     @Option(names = "--scenarios", split = ",", paramLabel = "ID",
@@ -220,7 +221,7 @@ public final class LockBench implements Callable<Integer> {
                     || java.util.Arrays.stream(io.txlock.Strategy.values()).anyMatch(x -> x.name().equals(upper));
             if (!known && !upper.equals("ALL")) {
                 throw new IllegalArgumentException("unknown strategy '" + s + "': use SELECT_FOR_UPDATE, OPTIMISTIC_VERSION,"
-                        + " UNIQUE_INSERT or all");
+                        + " UNIQUE_INSERT, ADVISORY or all");
             }
         }
         List<String> chosen = strategies.stream().filter(s -> !s.equalsIgnoreCase("all")).toList();

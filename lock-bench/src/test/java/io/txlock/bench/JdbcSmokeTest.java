@@ -67,6 +67,40 @@ class JdbcSmokeTest {
     }
 
     /**
+     * ADVISORY on each server: every scenario passes the checker, and its floors are the database's bare advisory
+     * lock (a cycle, and a handoff waiting in the database).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"POSTGRESQL, pg_advisory_xact_lock", "MARIADB, GET_LOCK", "MYSQL, GET_LOCK"})
+    void advisoryLocksPassTheCheckerAgainstTheDatabasesBareAdvisoryLock(BackendKind kind, String floor) {
+        BenchConfig config = Configs.quick(kind, List.of("ADVISORY"), List.of("orders", "counter", "keys", "handoff"));
+
+        BenchReport report = BenchRun.run(config, "test", Progress.silent());
+
+        assertThat(report.errors()).as("errors").isEmpty();
+        assertThat(report.results()).extracting(r -> r.scenario() + " " + r.strategy())
+                .contains("orders ADVISORY", "counter ADVISORY", "keys ADVISORY", "handoff ADVISORY");
+        assertThat(report.passed()).isTrue();
+        for (ScenarioResult r : report.results()) {
+            String what = kind.cliName() + " " + r.scenario() + " " + r.strategy();
+            assertThat(r.failures()).as(what).isEmpty();
+            assertThat(r.way("txlock").verdict().passed()).as("%s: checker %s", what, r.way("txlock").verdict().summary()).isTrue();
+            assertThat(r.way("txlock").verdict().sections()).as(what).isPositive();
+        }
+        assertThat(results(report, "keys").get(0).way("floor").describe()).contains(floor);
+        ScenarioResult handoff = results(report, "handoff").get(0);
+        assertThat(handoff.way("floor").describe()).contains(floor);
+        assertThat(handoff.way("floor").handoff().count()).isPositive();
+    }
+
+    @Test
+    void h2OffersEveryStrategyButAdvisory() throws Exception {
+        try (JdbcBackend h2 = JdbcBackend.open(BackendSpec.defaults(BackendKind.H2), 2, 2, false)) {
+            assertThat(h2.strategies()).containsExactly("SELECT_FOR_UPDATE", "OPTIMISTIC_VERSION", "UNIQUE_INSERT");
+        }
+    }
+
+    /**
      * docs/design.md's configuration of the idempotency target, 64 concurrent clients with duplicate submissions on
      * MariaDB: every order stored once and no deadlock under txlock, lock and claim alike, while the seed's way
      * runs beside them. Its throughput is not asserted (a tiny window on a shared machine); that the target applies

@@ -89,15 +89,19 @@ abstract class JdbcChaosBackend implements ChaosBackend {
         return name();
     }
 
-    /** A row lock lives as long as the transaction of its connection, whatever the lease. */
+    /**
+     * A row lock lives as long as the transaction of its connection, an advisory lock as long as its session,
+     * whatever the lease.
+     */
     @Override
     public boolean pausedHolderKeepsLock(String strategy) {
-        return Strategy.valueOf(strategy) == Strategy.SELECT_FOR_UPDATE;
+        Strategy s = Strategy.valueOf(strategy);
+        return s == Strategy.SELECT_FOR_UPDATE || s == Strategy.ADVISORY;
     }
 
     /**
-     * The README's limit of {@code SELECT_FOR_UPDATE}: a crash ends the row lock at once, and the holder learns it at
-     * its next use of the connection (the renewal), within the lease.
+     * The README's limit of {@code SELECT_FOR_UPDATE} (and of {@code ADVISORY}): a crash ends the row lock (the
+     * advisory lock) at once, and the holder learns it at its next use of the connection (the renewal), within the lease.
      */
     @Override
     public Duration exclusionGapAfterBackendFault(String strategy, Duration lease) {

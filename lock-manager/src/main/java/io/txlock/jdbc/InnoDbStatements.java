@@ -1,6 +1,7 @@
 package io.txlock.jdbc;
 
 import io.txlock.spi.LockRequest;
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * How MySQL and MariaDB, both InnoDB, run their statements; the statements themselves are in
@@ -19,6 +21,11 @@ import java.util.OptionalLong;
  * deadlock.
  */
 abstract class InnoDbStatements extends Statements {
+
+    /** Vendor codes of a GET_LOCK that would close a cycle of sessions waiting for each other's user locks. */
+    private static final Set<Integer> USER_LOCK_DEADLOCK = Set.of(
+            1213, // ER_LOCK_DEADLOCK (MariaDB)
+            3058); // ER_USER_LOCK_DEADLOCK (MySQL)
 
     InnoDbStatements(String table) {
         super(table);
@@ -92,6 +99,34 @@ abstract class InnoDbStatements extends Statements {
     OptionalLong lockRowInCallerTransaction(SqlSession s, String name, Duration maxBlock) throws SQLException {
         Boolean locked = bounded(s, maxBlock, true, () -> s.update(ensureLockedRow(maxBlock), name) >= 0);
         return locked == null ? null : OptionalLong.of(newToken(s));
+    }
+
+    /** A user lock's name: the key text itself, or its SHA-256 where that is too long or has letters with case. */
+    @Override
+    Object advisoryKey(String keyText) {
+        return AdvisoryKeys.userLockName(keyText);
+    }
+
+    /**
+     * {@code GET_LOCK} answers 0 (or NULL) when its wait ran out: an error is a failure (a DBA's
+     * {@code max_statement_time}, say), except a deadlock among user locks, which means "held".
+     */
+    @Override
+    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
+        try {
+            return super.takeAdvisoryLock(c, keyText, maxBlock, callerTx);
+        } catch (SQLException e) {
+            if (USER_LOCK_DEADLOCK.contains(e.getErrorCode())) {
+                return OptionalLong.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** {@code GET_LOCK} belongs to a session, whatever its transactions do. */
+    @Override
+    boolean advisoryLocksEndWithTransaction() {
+        return false;
     }
 
     @Override

@@ -156,6 +156,11 @@ final class JdbcAccess {
         if (separateLease && st.rowsCreatedInACallerTransactionCanDeadlock()) {
             autoCommitted(c -> st.createFreeRow(SqlSession.of(c), name, java.time.Duration.ZERO, false), "create the row of '" + name + "' before locking it");
         }
+        return inOpenCallerTransaction(name, work, what);
+    }
+
+    /** Runs work on the caller's transactional connection, which must be in a transaction (not in auto-commit mode). */
+    <T> T inOpenCallerTransaction(String name, SqlWork<T> work, String what) {
         return inCallerTransaction(c -> {
             if (c.getAutoCommit()) {
                 throw new IllegalStateException("cannot lock '" + name + "' in the caller's transaction: the connection the"
@@ -259,6 +264,30 @@ final class JdbcAccess {
     }
 
     /**
+     * A connection of the provider's own, as the pool hands it out, for a lock that lives as long as its session
+     * ({@link io.txlock.Strategy#ADVISORY}): its auto-commit mode is left as it is ({@code wasAutoCommit} false, so
+     * that {@link OwnTransaction#close()} restores nothing). Without a lease datasource, only a connection in
+     * auto-commit mode is surely not the caller's transaction's own (a transaction-bound datasource hands that one
+     * out), so none other is taken.
+     */
+    OwnTransaction openSession(String what) throws SQLException {
+        Connection c = ownConnection(what);
+        try {
+            if (!separateLease && !c.getAutoCommit()) {
+                throw new IllegalStateException("cannot " + what + ": an advisory lock held by a session needs a connection"
+                        + " of its own, kept until the lock ends, and the provider's datasource handed out one that is not in"
+                        + " auto-commit mode, which may be the caller's transaction's own. Give the provider a datasource for"
+                        + " such connections: JdbcLockProvider.builder(tx) over JdbcTransactions, or leaseDataSource(…) (in"
+                        + " Jakarta EE, a non-JTA datasource on the same database)");
+            }
+            return new OwnTransaction(c, false);
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /**
      * A connection of the provider's own with an open transaction. Auto-commit is switched off only where the pool
      * hands it out on (on MySQL/MariaDB each switch is a round trip), and switched back on at the end.
      */
@@ -312,7 +341,8 @@ final class JdbcAccess {
             if (!separateLease && !c.getAutoCommit() && callerHasTransaction()) {
                 throw new IllegalStateException("cannot " + what + " outside the caller's transaction: the datasource's"
                         + " connection is enlisted in the active transaction. LEASE-scoped locks and inspect() need"
-                        + " connections of their own while a JTA transaction is active: give the provider a datasource"
+                        + " connections of their own while a JTA transaction is active, and so do ADVISORY locks on"
+                        + " MySQL/MariaDB in every scope (GET_LOCK belongs to a session): give the provider a datasource"
                         + " that does not join JTA transactions with JdbcLockProvider.builder(ds).leaseDataSource(nonJta)"
                         + " (in Jakarta EE, a @DataSourceDefinition with transactional = false on the same database), or"
                         + " lock in TRANSACTION or AUTO scope");
@@ -359,6 +389,18 @@ final class JdbcAccess {
     /** Stops the threads that wait for pooled connections on behalf of callers. */
     void close() {
         boundedConnect.close();
+    }
+
+    /**
+     * @param lease the lock's lease: the check waits at most a third of it (1 to 30 s)
+     * @return whether the connection holding a lock still answers (a lock of its transaction or session lives with it)
+     */
+    static boolean alive(Connection c, java.time.Duration lease) {
+        try {
+            return c.isValid((int) Math.max(1, Math.min(30, lease.toSeconds() / 3)));
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     static void rollbackQuietly(Connection c) {

@@ -1,7 +1,10 @@
 package io.txlock.jdbc;
 
+import io.txlock.Strategy;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
+import java.util.EnumSet;
+import java.util.Set;
 
 /** The databases the JDBC provider speaks. Detected from the connection unless set on the builder. */
 public enum JdbcDialect {
@@ -18,6 +21,12 @@ public enum JdbcDialect {
 
     JdbcDialect(String scriptDirectory) {
         this.scriptDirectory = scriptDirectory;
+    }
+
+    /** @return the strategies this database runs: every one but {@link Strategy#ADVISORY} on H2, which has no advisory locks */
+    public Set<Strategy> strategies() {
+        return java.util.Collections.unmodifiableSet(
+                this == H2 ? EnumSet.complementOf(EnumSet.of(Strategy.ADVISORY)) : EnumSet.allOf(Strategy.class));
     }
 
     /** @return the classpath folder of this dialect's DDL in the {@code txlock-sql} artifact */

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Locks as rows of a table ({@code method_lock} by default; DDL in the {@code txlock-sql} artifact or
- * {@link JdbcLockSchema}) on H2, PostgreSQL, MySQL and MariaDB, with one of three {@link Strategy strategies}.
+ * {@link JdbcLockSchema}) on H2, PostgreSQL, MySQL and MariaDB, with one of three {@link Strategy strategies}; or as
+ * the database's own advisory locks ({@link Strategy#ADVISORY}: PostgreSQL, MySQL and MariaDB, not H2), which use the
+ * table's token sequence only.
  *
  * <pre>{@code
  * LockProvider provider = JdbcLockProvider.builder(dataSource)
@@ -54,12 +56,19 @@ public final class JdbcLockProvider implements LockProvider {
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new SelectForUpdate(db);
             case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new RowLeaseStrategy(db, RowLease.of(b.strategy));
+            case ADVISORY -> new Advisory(db);
         };
+        if (b.strategy == Strategy.ADVISORY && b.dialect != null) {
+            Advisory.requireAdvisoryLocks(b.dialect);
+        }
         try {
             db.checkTable();
         } catch (LockBackendException e) {
             log.warn("{}: the database cannot be reached now; the lock table will be checked at first use: {}", describe(),
                     e.getMessage());
+        }
+        if (b.strategy == Strategy.ADVISORY && db.dialect() != null) {
+            Advisory.requireAdvisoryLocks(db.dialect());
         }
         this.reaperBatch = b.reaperBatch;
         this.reaper = LockTableReaper.start("txlock-reaper-" + b.table, b.reaperPeriod, b.table, this::reapExpired);
@@ -106,7 +115,7 @@ public final class JdbcLockProvider implements LockProvider {
                 + " on " + db.table();
     }
 
-    /** @return true: row locks block waiters in the database, bounded by their wait */
+    /** @return true: row locks and advisory locks block waiters in the database, bounded by their wait */
     @Override
     public boolean blocksWhileWaiting() {
         return true;
@@ -223,7 +232,8 @@ public final class JdbcLockProvider implements LockProvider {
         }
 
         /**
-         * @param strategy how to lock; {@link Strategy#SELECT_FOR_UPDATE} by default
+         * @param strategy how to lock; {@link Strategy#SELECT_FOR_UPDATE} by default. {@link Strategy#ADVISORY} is
+         *     refused by {@link #build()} on H2, which has no advisory locks
          * @return this builder
          */
         public Builder strategy(Strategy strategy) {
@@ -298,7 +308,8 @@ public final class JdbcLockProvider implements LockProvider {
          * reached every operation fails with {@link LockBackendException}.
          *
          * @return the provider
-         * @throws IllegalArgumentException if the table does not exist; the message says how to create it
+         * @throws IllegalArgumentException if the table does not exist (the message says how to create it), or if the
+         *     strategy is {@link Strategy#ADVISORY} and the database is H2
          */
         public JdbcLockProvider build() {
             return new JdbcLockProvider(this);

@@ -187,6 +187,37 @@ final class MariaDbStatements extends InnoDbStatements {
         return waiting(wait, "SELECT NEXTVAL({table}_token_seq) FROM {table} WHERE name = ? FOR UPDATE");
     }
 
+    @Override
+    String advisoryNamespace() {
+        return "SELECT DATABASE()";
+    }
+
+    /**
+     * {@code GET_LOCK}, waiting to the millisecond, and the token drawn only once it returned 1 ({@code IF} evaluates
+     * one branch).
+     */
+    @Override
+    String advisoryLock(Duration wait) {
+        long millis = Math.max(0, waitMillis(wait));
+        return sql("SELECT IF(GET_LOCK(?, " + millis / 1000 + "." + String.format("%03d", millis % 1000)
+                + ") = 1, NEXTVAL({table}_token_seq), NULL)");
+    }
+
+    @Override
+    String advisoryUnlock() {
+        return "SELECT RELEASE_LOCK(?)";
+    }
+
+    @Override
+    String advisoryUnlockAll() {
+        return "SELECT RELEASE_ALL_LOCKS()";
+    }
+
+    @Override
+    String advisoryLocked() {
+        return "SELECT IS_USED_LOCK(?)";
+    }
+
     /** @return a query for a new token */
     String nextToken() {
         return sql("SELECT NEXTVAL({table}_token_seq)");

@@ -1,5 +1,6 @@
 package io.txlock.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -195,6 +196,39 @@ final class MySqlStatements extends InnoDbStatements {
     /** @return {@link #lockRow()} for a zero wait: MySQL's session lock wait is at least one second */
     String lockRowNoWait() {
         return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE NOWAIT");
+    }
+
+    @Override
+    String advisoryNamespace() {
+        return "SELECT DATABASE()";
+    }
+
+    /** {@code GET_LOCK} waits in whole seconds on MySQL (rounded up): 1 if it took the lock, 0 if the wait ran out. */
+    @Override
+    String advisoryLock(Duration wait) {
+        return "SELECT GET_LOCK(?, " + (Math.max(0, waitMillis(wait)) + 999) / 1000 + ")";
+    }
+
+    @Override
+    String advisoryUnlock() {
+        return "SELECT RELEASE_LOCK(?)";
+    }
+
+    @Override
+    String advisoryUnlockAll() {
+        return "SELECT RELEASE_ALL_LOCKS()";
+    }
+
+    @Override
+    String advisoryLocked() {
+        return "SELECT IS_USED_LOCK(?)";
+    }
+
+    /** {@link #advisoryLock}, then a token drawn while holding the lock ({@link #newToken}). */
+    @Override
+    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
+        OptionalLong got = super.takeAdvisoryLock(c, keyText, maxBlock, callerTx);
+        return got.isPresent() && got.getAsLong() == 1 ? OptionalLong.of(newToken(SqlSession.of(c))) : OptionalLong.empty();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.txlock.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -223,6 +224,103 @@ final class PostgresStatements extends Statements {
                 VALUES (0, ?, 'FREE', 0, clock_timestamp(), clock_timestamp())
                 ON CONFLICT (name) DO UPDATE SET hold_count = txlock_row.hold_count
                 RETURNING nextval('{table}_token_seq')""");
+    }
+
+    /**
+     * The schema the lock table is in, as the unqualified table name resolves on this connection: the same for every
+     * node that uses that table, whatever their search paths.
+     */
+    @Override
+    String advisoryNamespace() {
+        return sql("""
+                SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.oid = to_regclass('{table}')""");
+    }
+
+    /**
+     * A session lock: without a wait, {@code pg_try_advisory_lock}; with one, a statement that sets
+     * {@code lock_timeout} to {@code ?} for itself, waits for {@code pg_advisory_lock}, then draws the token (inner
+     * subqueries run first: a volatile function keeps a subquery from being merged into the query above it).
+     */
+    @Override
+    String advisoryLock(Duration wait) {
+        if (waitMillis(wait) <= 0) {
+            return sql("SELECT CASE WHEN pg_try_advisory_lock(?) THEN nextval('{table}_token_seq') END");
+        }
+        return sql("""
+                SELECT nextval('{table}_token_seq') FROM (
+                  SELECT pg_advisory_lock(?) FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_locked""");
+    }
+
+    /** @return in the caller's transaction: takes the lock, to end with the transaction, only if it is free; parameter: key */
+    String advisoryXactLockIfFree() {
+        return sql("SELECT CASE WHEN pg_try_advisory_xact_lock(?) THEN nextval('{table}_token_seq') END");
+    }
+
+    /** @return in the caller's transaction: waits for the lock, to end with the transaction ({@link #bounded}); parameter: key */
+    String advisoryXactLock() {
+        return sql("SELECT nextval('{table}_token_seq') FROM (SELECT pg_advisory_xact_lock(?)) AS txlock_locked");
+    }
+
+    @Override
+    String advisoryUnlock() {
+        return "SELECT CASE WHEN pg_advisory_unlock(?) THEN 1 ELSE 0 END";
+    }
+
+    @Override
+    String advisoryUnlockAll() {
+        return "SELECT pg_advisory_unlock_all()";
+    }
+
+    /** From {@code pg_locks}, without taking the lock: a 64-bit key shows as classid (high half) and objid (low half). */
+    @Override
+    String advisoryLocked() {
+        return """
+                SELECT 1 FROM pg_locks, (SELECT CAST(? AS BIGINT) AS key) AS txlock_key
+                WHERE locktype = 'advisory' AND granted AND objsubid = 1
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND classid = CAST((key >> 32) & 4294967295 AS oid) AND objid = CAST(key & 4294967295 AS oid)
+                LIMIT 1""";
+    }
+
+    @Override
+    Object advisoryKey(String keyText) {
+        return AdvisoryKeys.postgresKey(keyText);
+    }
+
+    @Override
+    boolean advisoryLocksEndWithTransaction() {
+        return true;
+    }
+
+    /**
+     * In the caller's transaction: {@code pg_try_advisory_xact_lock}, which never fails; a held lock costs a
+     * savepoint and a bounded wait ({@link #bounded}) for {@code pg_advisory_xact_lock}. In a session of its own, one
+     * statement ({@link #advisoryLock}) that bounds its own wait.
+     */
+    @Override
+    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
+        Object key = advisoryKey(keyText);
+        boolean waits = waitMillis(maxBlock) > 0;
+        if (callerTx) {
+            OptionalLong token = queryNullableLong(c, advisoryXactLockIfFree(), key);
+            if (token.isPresent() || !waits) {
+                return token;
+            }
+            OptionalLong waited = bounded(SqlSession.of(c), maxBlock, true, () -> queryNullableLong(c, advisoryXactLock(), key));
+            return waited == null ? OptionalLong.empty() : waited;
+        }
+        if (!waits) {
+            return queryNullableLong(c, advisoryLock(maxBlock), key);
+        }
+        try {
+            return queryNullableLong(c, advisoryLock(maxBlock), key, lockTimeout(maxBlock));
+        } catch (SQLException e) {
+            if (lockUnavailable(e)) {
+                return OptionalLong.empty();
+            }
+            throw e;
+        }
     }
 
     /** Sets {@code lock_timeout} to {@code ?} for the rest of the transaction, returning the previous setting. */

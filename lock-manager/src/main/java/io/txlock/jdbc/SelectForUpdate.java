@@ -92,13 +92,7 @@ final class SelectForUpdate implements LockStrategy {
 
     @Override
     public void renew(JdbcGrant g, Duration lease) {
-        boolean alive;
-        try {
-            alive = g.transaction().connection().isValid((int) Math.max(1, Math.min(30, lease.toSeconds() / 3)));
-        } catch (SQLException e) {
-            alive = false;
-        }
-        if (!alive) {
+        if (!JdbcAccess.alive(g.transaction().connection(), lease)) {
             throw new LockNotHeldException("lock " + g + " is gone: the connection holding its row lock was lost");
         }
     }

@@ -199,6 +199,87 @@ abstract class Statements {
         return (int) waitMillis(maxBlock);
     }
 
+    // ---- the advisory locks of Strategy.ADVISORY, keyed by AdvisoryKeys; null where the database has none (H2)
+
+    /** @return a query for the schema or database the lock table is in: the namespace of {@link AdvisoryKeys#keyText} */
+    String advisoryNamespace() {
+        return null;
+    }
+
+    /**
+     * @return takes an advisory lock of the session, waiting up to {@code wait}, and draws a token once it holds it:
+     *     the token, or SQL NULL if another session held the lock for the whole wait (see {@link #takeAdvisoryLock});
+     *     parameter: the {@link #advisoryKey}
+     */
+    String advisoryLock(Duration wait) {
+        return null;
+    }
+
+    /** @return lets go of an advisory lock of the session: 1 if the session held it; parameter: the key */
+    String advisoryUnlock() {
+        return null;
+    }
+
+    /** @return lets go of every advisory lock of the session */
+    String advisoryUnlockAll() {
+        return null;
+    }
+
+    /** @return a row if some session holds the advisory lock; parameter: the key */
+    String advisoryLocked() {
+        return null;
+    }
+
+    /** @return the key the advisory statements take for a {@link AdvisoryKeys#keyText key text} */
+    Object advisoryKey(String keyText) {
+        throw noAdvisoryLocks();
+    }
+
+    /**
+     * @return whether an advisory lock taken in the caller's transaction ends with it (PostgreSQL's
+     *     {@code pg_advisory_xact_lock}); else every advisory lock belongs to a session, and is taken on a connection
+     *     of the provider's own
+     */
+    boolean advisoryLocksEndWithTransaction() {
+        throw noAdvisoryLocks();
+    }
+
+    /**
+     * Takes the advisory lock of {@code keyText}, then draws a fencing token while holding it: the
+     * {@link io.txlock.Strategy#ADVISORY} grant. Waits in the database for up to {@code maxBlock}.
+     *
+     * @param callerTx take the lock in the caller's transaction, to end with it ({@link #advisoryLocksEndWithTransaction});
+     *     else as a lock of {@code c}'s session
+     * @return the token, or empty if another session held the lock for the whole wait
+     */
+    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
+        return queryNullableLong(c, advisoryLock(maxBlock), advisoryKey(keyText));
+    }
+
+    /** @return whether {@code c}'s session held the advisory lock of {@code keyText} and has now let it go */
+    boolean releaseAdvisoryLock(Connection c, String keyText) throws SQLException {
+        return queryNullableLong(c, advisoryUnlock(), advisoryKey(keyText)).orElse(0) == 1;
+    }
+
+    /**
+     * Lets go of every advisory lock of {@code c}'s session, so that no pooled connection keeps one: untracked, so
+     * that it also runs after a cancelled attempt.
+     */
+    void releaseAdvisoryLocks(Connection c) throws SQLException {
+        try (PreparedStatement ps = prepare(c, advisoryUnlockAll())) {
+            ps.execute();
+        }
+    }
+
+    /** @return whether some session holds the advisory lock of {@code keyText} */
+    boolean advisoryLockHeld(Connection c, String keyText) throws SQLException {
+        return queryNullableLong(c, advisoryLocked(), advisoryKey(keyText)).isPresent();
+    }
+
+    private UnsupportedOperationException noAdvisoryLocks() {
+        return new UnsupportedOperationException(getClass().getSimpleName() + ": this database has no advisory locks");
+    }
+
     // ---- how this dialect runs them
 
     /**
@@ -379,6 +460,22 @@ abstract class Statements {
             }
             try (ResultSet rs = ps.getResultSet()) {
                 return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+            }
+        }
+    }
+
+    /** @return the query's first column, or empty if it returned no row or SQL NULL */
+    static OptionalLong queryNullableLong(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(c, sql, params)) {
+            if (!ps.execute()) {
+                throw new SQLException("expected a result set from " + sql);
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                if (!rs.next()) {
+                    return OptionalLong.empty();
+                }
+                long value = rs.getLong(1);
+                return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
             }
         }
     }

@@ -72,6 +72,7 @@ public final class JpaLockProvider implements LockProvider {
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new JpaSelectForUpdate(db);
             case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new JpaRowLease(db, RowLease.of(b.strategy));
+            case ADVISORY -> throw new IllegalStateException("checked by the builder");
         };
         this.reaperBatch = b.reaperBatch;
         this.reaper = LockTableReaper.start("txlock-jpa-reaper-" + b.table, b.reaperPeriod, b.table, this::reapExpired);
@@ -270,12 +271,17 @@ public final class JpaLockProvider implements LockProvider {
         }
 
         /**
-         * @param strategy how to lock; {@link Strategy#SELECT_FOR_UPDATE} by default
+         * @param strategy how to lock, one of the row strategies; {@link Strategy#SELECT_FOR_UPDATE} by default
          * @return this builder
+         * @throws IllegalArgumentException for {@link Strategy#ADVISORY}, which takes the database's advisory locks
+         *     through JDBC: use {@code JdbcLockProvider} for it
          */
         public Builder strategy(Strategy strategy) {
-            if (strategy == null) {
-                throw new IllegalArgumentException("strategy must be one of " + java.util.Arrays.toString(Strategy.values()));
+            if (strategy == null || strategy == Strategy.ADVISORY) {
+                throw new IllegalArgumentException("strategy must be one of SELECT_FOR_UPDATE, OPTIMISTIC_VERSION,"
+                        + " UNIQUE_INSERT for the JPA provider, was " + strategy + (strategy == null ? "" : ": ADVISORY locks"
+                        + " are the database's advisory locks, taken through JDBC: build a JdbcLockProvider over the"
+                        + " persistence unit's DataSource for it (its TRANSACTION-scoped locks join the same JTA transaction)"));
             }
             this.strategy = strategy;
             return this;

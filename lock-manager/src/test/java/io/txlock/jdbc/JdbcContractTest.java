@@ -61,29 +61,36 @@ abstract class JdbcContractTest extends LockContractTest {
         return JdbcProviderFactory.recipe(url, db.user(), strategy, "method_lock", dialect);
     }
 
-    /** SELECT_FOR_UPDATE in LEASE scope: the holder's row is written in its open transaction, invisible to others. */
+    /** A lock held by a connection: SELECT_FOR_UPDATE's row lock, an ADVISORY lock; not a row with a lease. */
+    private boolean heldByAConnection() {
+        return strategy == Strategy.SELECT_FOR_UPDATE || strategy == Strategy.ADVISORY;
+    }
+
+    /**
+     * SELECT_FOR_UPDATE in LEASE scope: the holder's row is written in its open transaction, invisible to others;
+     * ADVISORY writes no row, and the database does not name an advisory lock's holder.
+     */
     @Override
     protected boolean inspectShowsTheHolder() {
-        return strategy != Strategy.SELECT_FOR_UPDATE;
+        return !heldByAConnection();
     }
 
-    /** SELECT_FOR_UPDATE in LEASE scope: the row lock lasts as long as its connection's transaction. */
+    /** The row lock lasts as long as its connection's transaction, an advisory lock as long as its session. */
     @Override
     protected boolean backendExpiresLeases() {
-        return strategy != Strategy.SELECT_FOR_UPDATE;
+        return !heldByAConnection();
     }
 
-    /** SELECT_FOR_UPDATE in LEASE scope: the grant is the dead holder's own connection, which nobody else can have. */
+    /** In LEASE scope the grant is the dead holder's own connection, which nobody else can have. */
     @Override
     protected Optional<Grant> grantOfADeadHolder(String name, long token, String ownerId) {
-        return strategy == Strategy.SELECT_FOR_UPDATE ? Optional.empty()
-                : Optional.of(new JdbcGrant(name, token, ownerId, true, false, null));
+        return heldByAConnection() ? Optional.empty() : Optional.of(new JdbcGrant(name, token, ownerId, true, false, null));
     }
 
-    /** SELECT_FOR_UPDATE in LEASE scope keeps a connection of the pool (16) per held lock. */
+    /** In LEASE scope a lock held by a connection keeps one of the pool (16) per held lock. */
     @Override
     protected int locksHeldAtOnce() {
-        return strategy == Strategy.SELECT_FOR_UPDATE ? 12 : super.locksHeldAtOnce();
+        return heldByAConnection() ? 12 : super.locksHeldAtOnce();
     }
 
     @Override

@@ -58,11 +58,21 @@ class JdbcLockProviderTest {
     }
 
     Stream<Arguments> combinations() {
-        return databases.stream().flatMap(db -> Stream.of(Strategy.values()).map(s -> Arguments.of(db, s)));
+        return databases.stream().flatMap(db -> db.dialect().strategies().stream().map(s -> Arguments.of(db, s)));
     }
 
+    /** The row strategies with a lease in the database: not SELECT_FOR_UPDATE's row lock, not an ADVISORY lock. */
     Stream<Arguments> leasedCombinations() {
-        return combinations().filter(a -> a.get()[1] != Strategy.SELECT_FOR_UPDATE);
+        return combinations().filter(a -> !waitsInTheDatabase((Strategy) a.get()[1]));
+    }
+
+    /** The strategies whose waiters block in the database rather than answer "held" at once. */
+    Stream<Arguments> blockingCombinations() {
+        return combinations().filter(a -> waitsInTheDatabase((Strategy) a.get()[1]));
+    }
+
+    private static boolean waitsInTheDatabase(Strategy strategy) {
+        return strategy == Strategy.SELECT_FOR_UPDATE || strategy == Strategy.ADVISORY;
     }
 
     private static JdbcLockProvider provider(TestDatabase db, Strategy strategy) {
@@ -103,10 +113,10 @@ class JdbcLockProviderTest {
             LockHandle held = a.acquire("handoff");
             CompletableFuture<LockHandle> waiter = b.acquireAsync("handoff",
                     LockOptions.defaults().withWait(Duration.ofSeconds(20))).toCompletableFuture();
-            // SELECT_FOR_UPDATE waits in the database (aSelectForUpdateWaiterBlocksInTheDatabaseWithoutPolling shows it
-            // does not poll); the others answer "held" at once and wait in the core
+            // SELECT_FOR_UPDATE and ADVISORY wait in the database (aWaiterBlocksInTheDatabaseWithoutPolling shows they
+            // do not poll); the others answer "held" at once and wait in the core
             Awaitility.await("the waiter waits").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
-                    .until(() -> strategy == Strategy.SELECT_FOR_UPDATE ? db.lockWaiters() > 0
+                    .until(() -> waitsInTheDatabase(strategy) ? db.lockWaiters() > 0
                             : !counting.attempts("handoff").isEmpty());
             assertThat(waiter).as("a waiter whose attempt found the lock held").isNotDone();
             long token = held.fencingToken();
@@ -118,21 +128,22 @@ class JdbcLockProviderTest {
     }
 
     /**
-     * SELECT_FOR_UPDATE in LEASE scope waits in the database, not by polling: while the holder keeps the lock, the
-     * database shows the waiter's session waiting for the row lock, and the waiter's one attempt stays blocked in
-     * it. A poller (1–50 ms backoff) would show no lock wait and would have made many attempts in that time.
+     * SELECT_FOR_UPDATE and ADVISORY in LEASE scope wait in the database, not by polling: while the holder keeps the
+     * lock, the database shows the waiter's session waiting for the row lock or advisory lock, and the waiter's one
+     * attempt stays blocked in it. A poller (1–50 ms backoff) would show no lock wait and would have made many
+     * attempts in that time.
      */
-    @ParameterizedTest(name = "{0}", autoCloseArguments = false)
-    @MethodSource("servers")
-    void aSelectForUpdateWaiterBlocksInTheDatabaseWithoutPolling(TestDatabase db) throws Exception {
-        String name = "blocked-waiter";
+    @ParameterizedTest(name = "{0} {1}", autoCloseArguments = false)
+    @MethodSource("blockingCombinations")
+    void aWaiterBlocksInTheDatabaseWithoutPolling(TestDatabase db, Strategy strategy) throws Exception {
+        String name = "blocked-waiter-" + strategy;
         LockOptions lease = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(30));
-        CountingProvider counting = new CountingProvider(provider(db, Strategy.SELECT_FOR_UPDATE));
-        try (LockManager a = LockManager.builder(provider(db, Strategy.SELECT_FOR_UPDATE)).build();
+        CountingProvider counting = new CountingProvider(provider(db, strategy));
+        try (LockManager a = LockManager.builder(provider(db, strategy)).build();
                 LockManager b = LockManager.builder(counting).build()) {
             LockHandle held = a.acquire(name, lease);
             CompletableFuture<LockHandle> waiter = b.acquireAsync(name, lease).toCompletableFuture();
-            Awaitility.await("the database shows the waiter waiting for the row lock").atMost(Duration.ofSeconds(20))
+            Awaitility.await("the database shows the waiter waiting for the lock").atMost(Duration.ofSeconds(20))
                     .pollInterval(Duration.ofMillis(20)).until(db::lockWaiters, n -> n > 0);
             // it stays blocked in the database: one attempt in flight, none that answered "held" and was retried
             Awaitility.await("the waiter stays blocked in the database, without new attempts")

@@ -129,7 +129,8 @@ public final class TestDatabase implements AutoCloseable {
     }
 
     /**
-     * @return how many sessions of this namespace wait right now for a lock another transaction holds: polled by
+     * @return how many sessions of this namespace wait right now for a lock another transaction (or session) holds, a
+     *     row lock or an advisory lock: polled by
      *     tests that must know a waiter really waits in the database before they go on
      */
     public int lockWaiters() {
@@ -139,8 +140,10 @@ public final class TestDatabase implements AutoCloseable {
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID <> SESSION_ID() AND (BLOCKER_ID"
                     + " IS NOT NULL OR EXECUTING_STATEMENT_START < DATEADD(MILLISECOND, -200, CURRENT_TIMESTAMP))";
             case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ? AND wait_event_type = 'Lock'";
-            case MARIADB -> "SELECT COUNT(*) FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
-                    + " ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?";
+            // a row lock wait shows in INNODB_TRX, a GET_LOCK wait as the session's state
+            case MARIADB -> "SELECT (SELECT COUNT(*) FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
+                    + " ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?)"
+                    + " + (SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE = 'User lock' AND DB = ?)";
         };
         return count(sql);
     }
@@ -162,8 +165,8 @@ public final class TestDatabase implements AutoCloseable {
             readInnoDbTransactionsAtMostEvery150Ms();
         }
         try (Connection c = dataSource.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
-            if (sql.contains("?")) {
-                ps.setString(1, namespace);
+            for (int i = 1; i <= sql.chars().filter(ch -> ch == '?').count(); i++) {
+                ps.setString(i, namespace);
             }
             try (java.sql.ResultSet rs = ps.executeQuery()) {
                 rs.next();

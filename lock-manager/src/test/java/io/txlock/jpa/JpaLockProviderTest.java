@@ -54,7 +54,8 @@ class JpaLockProviderTest {
     }
 
     Stream<Arguments> combinations() {
-        return databases.stream().flatMap(db -> Stream.of(Strategy.values()).map(s -> Arguments.of(db, s)));
+        return databases.stream().flatMap(db -> Stream.of(Strategy.values()).filter(s -> s != Strategy.ADVISORY)
+                .map(s -> Arguments.of(db, s)));
     }
 
     Stream<Arguments> leasedCombinations() {
@@ -206,6 +207,14 @@ class JpaLockProviderTest {
             assertThatThrownBy(() -> builder.reaperBatchSize(batch)).as("reaperBatchSize %s", batch)
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 100000");
         }
+    }
+
+    @Test
+    void advisoryLocksAreRefusedWithWhereToTakeThem() {
+        assertThatThrownBy(() -> JpaLockProvider.builder(databases.get(0).factory()).strategy(Strategy.ADVISORY))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("SELECT_FOR_UPDATE, OPTIMISTIC_VERSION, UNIQUE_INSERT")
+                .hasMessageContaining("JdbcLockProvider");
     }
 
     @Test

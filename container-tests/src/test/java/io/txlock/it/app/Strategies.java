@@ -2,16 +2,20 @@ package io.txlock.it.app;
 
 import io.txlock.LockManager;
 import io.txlock.Strategy;
+import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.JdbcLockProvider;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
@@ -38,7 +42,7 @@ public class Strategies {
 
     @PostConstruct
     void build() {
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : databaseStrategies()) {
             List<LockManager> managers = new ArrayList<>();
             for (int node = 0; node < NODES; node++) {
                 managers.add(LockManager.builder(JdbcLockProvider.builder(dataSource).leaseDataSource(nonJtaDataSource)
@@ -47,6 +51,20 @@ public class Strategies {
             nodes.put(strategy, List.copyOf(managers));
         }
         jtaOnly = LockManager.builder(JdbcLockProvider.builder(dataSource).reaperPeriod(Duration.ZERO).build()).build();
+    }
+
+    /** @return the strategies the application's database runs (not ADVISORY on H2) */
+    private Set<Strategy> databaseStrategies() {
+        try (Connection c = nonJtaDataSource.getConnection()) {
+            return JdbcDialect.detect(c.getMetaData()).strategies();
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not reach the application's database: " + e.getMessage(), e);
+        }
+    }
+
+    /** @return every strategy a node has, in declaration order: those the database runs */
+    public Set<Strategy> all() {
+        return nodes.keySet();
     }
 
     @PreDestroy

@@ -36,6 +36,11 @@ public class JpaStrategies {
 
     private final Map<Strategy, List<LockManager>> nodes = new EnumMap<>(Strategy.class);
 
+    /** @return the strategies of the JPA provider: every one but ADVISORY, which only the JDBC provider has */
+    public List<Strategy> all() {
+        return java.util.Arrays.stream(Strategy.values()).filter(s -> s != Strategy.ADVISORY).toList();
+    }
+
     /**
      * @param strategy the strategy
      * @return the first node's manager with that strategy
