@@ -73,17 +73,20 @@ public interface LockMetrics {
      * @param startNanos {@link System#nanoTime()} when the call came
      * @param outcome how it ended
      */
-    void acquireEnded(LockScope scope, long startNanos, Acquire outcome);
+    default void acquireEnded(LockScope scope, long startNanos, Acquire outcome) {
+    }
 
     /**
      * Callers waiting in this manager's local queues (the contender talking to the backend included) changed.
      *
      * @param delta +1 when a caller queued, -1 when it left the queue (granted, or gave up)
      */
-    void waiting(int delta);
+    default void waiting(int delta) {
+    }
 
     /** A holding started: a local owner holds a lock, however many times it re-enters it. */
-    void holdingStarted();
+    default void holdingStarted() {
+    }
 
     /**
      * A holding ended: released, ended with its transaction, or lost.
@@ -91,21 +94,24 @@ public interface LockMetrics {
      * @param scope its scope
      * @param grantedNanos {@link System#nanoTime()} when it was granted
      */
-    void holdingEnded(LockScope scope, long grantedNanos);
+    default void holdingEnded(LockScope scope, long grantedNanos) {
+    }
 
     /**
      * A lock was lost while held; {@link #holdingEnded} reports its end too.
      *
      * @param reason why
      */
-    void lost(Lost reason);
+    default void lost(Lost reason) {
+    }
 
     /**
      * A renewal sent to the backend was answered.
      *
      * @param outcome how
      */
-    void renewal(Renewal outcome);
+    default void renewal(Renewal outcome) {
+    }
 
     /**
      * An acquire started: the caller asked for the lock.
@@ -246,29 +252,5 @@ public interface LockMetrics {
     enum None implements LockMetrics {
         /** The one instance. */
         INSTANCE;
-
-        @Override
-        public void acquireEnded(LockScope scope, long startNanos, Acquire outcome) {
-        }
-
-        @Override
-        public void waiting(int delta) {
-        }
-
-        @Override
-        public void holdingStarted() {
-        }
-
-        @Override
-        public void holdingEnded(LockScope scope, long grantedNanos) {
-        }
-
-        @Override
-        public void lost(Lost reason) {
-        }
-
-        @Override
-        public void renewal(Renewal outcome) {
-        }
     }
 }

@@ -167,25 +167,5 @@ public final class MicrometerLockObservations implements LockMetrics {
         public void acquireEnded(LockScope scope, long startNanos, Acquire outcome) {
             observation.lowCardinalityKeyValue("txlock.outcome", lower(outcome)).stop();
         }
-
-        @Override
-        public void waiting(int delta) {
-        }
-
-        @Override
-        public void holdingStarted() {
-        }
-
-        @Override
-        public void holdingEnded(LockScope scope, long grantedNanos) {
-        }
-
-        @Override
-        public void lost(Lost reason) {
-        }
-
-        @Override
-        public void renewal(Renewal outcome) {
-        }
     }
 }

@@ -2,7 +2,10 @@ package io.txlock.spi;
 
 import io.txlock.LockBackendException;
 import io.txlock.LockInfo;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * What an operator may do with a backend's locks, whoever holds them: list the held ones, and free one whose holder
@@ -33,4 +36,23 @@ public interface LockAdministration {
      * @throws LockBackendException if the backend failed
      */
     boolean forceRelease(String name, long fencingToken);
+
+    /**
+     * For a backend that finds the names first and then reads each lock: the held ones among {@code names}.
+     *
+     * @param names candidate names, in the order to report them
+     * @param limit the most locks to return
+     * @param inspect reads one name's lock, empty if it is free
+     * @return the first {@code limit} held locks among {@code names}
+     */
+    static List<LockInfo> held(Iterable<String> names, int limit, Function<String, Optional<LockInfo>> inspect) {
+        List<LockInfo> held = new ArrayList<>();
+        for (String name : names) {
+            if (held.size() == limit) {
+                break;
+            }
+            inspect.apply(name).ifPresent(held::add);
+        }
+        return held;
+    }
 }

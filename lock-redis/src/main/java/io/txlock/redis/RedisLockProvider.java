@@ -201,14 +201,7 @@ public final class RedisLockProvider implements LockProvider {
                 for (RedisNode node : nodes) {
                     node.scan(keys.lockKeyPattern(prefix)).forEach(key -> names.add(keys.nameOf(key)));
                 }
-                List<LockInfo> held = new ArrayList<>();
-                for (String name : names) {
-                    if (held.size() == limit) {
-                        break;
-                    }
-                    redlock.inspect(name).ifPresent(held::add);
-                }
-                return held;
+                return io.txlock.spi.LockAdministration.held(names, limit, redlock::inspect);
             }
 
             @Override

@@ -263,14 +263,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
                         names.add(name);
                     }
                 }
-                List<LockInfo> held = new java.util.ArrayList<>();
-                for (String name : names) {
-                    if (held.size() == limit) {
-                        break;
-                    }
-                    inspect(name).ifPresent(held::add);
-                }
-                return held;
+                return io.txlock.spi.LockAdministration.held(names, limit, ZooKeeperLockProvider.this::inspect);
             }
 
             @Override
