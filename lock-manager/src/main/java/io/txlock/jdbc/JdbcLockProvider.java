@@ -162,11 +162,12 @@ public final class JdbcLockProvider implements LockProvider {
 
     /**
      * @return listing and forced release of this table's locks; a {@link Strategy#SELECT_FOR_UPDATE} lock is listed
-     *     without owner or token and cannot be force-released (see {@code LockAdmin})
+     *     without owner or token and cannot be force-released (see {@code LockAdmin}). None for
+     *     {@link Strategy#ADVISORY}: its locks are the database's, under a hash of the name, and no row records them
      */
     @Override
     public Optional<io.txlock.spi.LockAdministration> administration() {
-        return Optional.of(new JdbcLockAdministration(db, strategy));
+        return strategy == Strategy.ADVISORY ? Optional.empty() : Optional.of(new JdbcLockAdministration(db, strategy));
     }
 
     /** @return the local JDBC transactions this provider was built over, if it was */
