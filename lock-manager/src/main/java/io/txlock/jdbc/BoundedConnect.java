@@ -22,12 +22,6 @@ import javax.sql.DataSource;
  */
 final class BoundedConnect implements AutoCloseable {
 
-    /**
-     * A wait shorter than this still gives a pool that does not report its size this long to hand out a connection
-     * (making a new one may take that long on a loaded machine).
-     */
-    static final Duration MIN_WAIT = Duration.ofSeconds(1);
-
     /** The pool's {@code getMaximumPoolSize()} (HikariCP's), where its class has one. */
     private static final ClassValue<java.lang.reflect.Method> POOL_SIZE = new ClassValue<>() {
         @Override
@@ -56,15 +50,13 @@ final class BoundedConnect implements AutoCloseable {
      * @param pool the pool
      * @param heldByLocks connections the provider's locks hold now
      * @param wait what is left of the caller's wait
-     * @return how long to wait for a connection, or null for the pool's own timeout: when the locks hold none, or when
-     *     the pool reports its size (HikariCP) and the locks hold fewer, so that it can still hand one out or make one
+     * @return how long to wait for a connection: the caller's wait once the locks hold every connection of a pool that
+     *     reports its size (HikariCP); else null, for the pool's own timeout (a pool that does not report its size, such
+     *     as a container's, is never waited for on a thread of txlock's own)
      */
     static Duration within(DataSource pool, int heldByLocks, Duration wait) {
-        if (heldByLocks == 0) {
-            return null;
-        }
         int size = maximumSize(pool);
-        return size > 0 && heldByLocks < size ? null : wait;
+        return size > 0 && heldByLocks >= size ? wait : null;
     }
 
     /** @return the pool's maximum size, or 0 if it does not say */
@@ -82,7 +74,7 @@ final class BoundedConnect implements AutoCloseable {
 
     /**
      * @param dataSource the pool
-     * @param wait how long the caller waits at most ({@link #MIN_WAIT} at least)
+     * @param wait how long the caller waits at most
      * @return a connection
      * @throws SQLException if the pool failed, the wait ran out (SQLState 08001, naming the pool), or the calling
      *     thread was interrupted (its flag stays set)
@@ -99,7 +91,7 @@ final class BoundedConnect implements AutoCloseable {
                 pending.completeExceptionally(e);
             }
         });
-        Duration bound = wait.compareTo(MIN_WAIT) < 0 && maximumSize(dataSource) == 0 ? MIN_WAIT : wait;
+        Duration bound = wait;
         try {
             return pending.get(bound.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
