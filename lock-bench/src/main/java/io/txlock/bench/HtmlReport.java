@@ -13,7 +13,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Writes the report folder: {@code report.html} (self-contained, charts as inline SVG) and {@code results.json}. */
+/**
+ * Writes the report folder: {@code report.html} (self-contained, charts as inline SVG), {@code results.json} and
+ * {@code report.md} (the README's tables, {@link MarkdownReport}).
+ */
 final class HtmlReport {
 
     private HtmlReport() {
@@ -33,6 +36,7 @@ final class HtmlReport {
         json.put("report", report);
         json.put("txlockVsBestPeer", PeerComparison.lines(report.results()));
         Files.writeString(folder.resolve("results.json"), Json.write(json), StandardCharsets.UTF_8);
+        Files.writeString(folder.resolve("report.md"), MarkdownReport.markdown(report), StandardCharsets.UTF_8);
         Path html = folder.resolve("report.html");
         Files.writeString(html, html(report), StandardCharsets.UTF_8);
         return html;

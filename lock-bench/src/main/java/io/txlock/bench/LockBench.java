@@ -123,7 +123,7 @@ public final class LockBench implements Callable<Integer> {
             description = "etcd client URLs, e.g. http://127.0.0.1:2379 (default: a private etcd server started by the bench)")
     String etcd;
 
-    @Option(names = {"-r", "--report"}, paramLabel = "DIR", description = "write report.html and results.json into this folder")
+    @Option(names = {"-r", "--report"}, paramLabel = "DIR", description = "write report.html, results.json and report.md (the README's tables) into this folder")
     Path report;
 
     private final PrintStream out;

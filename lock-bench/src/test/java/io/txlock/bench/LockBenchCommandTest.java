@@ -40,6 +40,8 @@ class LockBenchCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("JIT warm-up");
         assertThat(Files.readString(report.resolve("results.json"))).contains("\"passed\": true").contains("\"checkerPassed\": true");
         assertThat(report.resolve("report.html")).exists();
+        assertThat(Files.readString(report.resolve("report.md"))).contains("| backend | scenario | txlock (best strategy) |")
+                .contains("| h2 | SELECT_FOR_UPDATE | ").contains("Checker passed on every run.");
     }
 
     @Test
