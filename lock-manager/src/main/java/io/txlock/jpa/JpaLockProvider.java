@@ -40,9 +40,10 @@ import java.util.function.Supplier;
  *
  * <p><b>Fencing tokens and {@code @Version}.</b> {@code MethodLock.version} is the fencing token. A grant takes
  * the next token from the same sequence (MySQL/MariaDB: AUTO_INCREMENT table) as the JDBC provider, which no
- * rollback takes back, and writes it with a statement guarded by the version it read or locked: in LEASE scope the
- * JDBC provider's own statements of OPTIMISTIC_VERSION and UNIQUE_INSERT ({@link io.txlock.jdbc.RowLease}) as
- * native queries, in TRANSACTION scope a JPQL bulk update. JPA's own increment
+ * rollback takes back. In LEASE scope the provider runs the JDBC provider's own algorithms as native queries
+ * ({@link io.txlock.jdbc.RowLease} for OPTIMISTIC_VERSION and UNIQUE_INSERT, which write the token with a statement
+ * guarded by the version they read; {@link io.txlock.jdbc.RowLock} for SELECT_FOR_UPDATE, which writes nothing); in
+ * TRANSACTION scope it writes the token with a JPQL bulk update guarded by the version it locked. JPA's own increment
  * ({@code version + 1} on flush) is never used, because it could repeat a token after a rollback or collide with
  * the sequence: the provider never flushes changes to a managed {@code MethodLock}; it only reads, locks,
  * persists new rows and detaches them. Tokens therefore grow strictly per name, across both providers.
