@@ -9,7 +9,6 @@ import jakarta.resource.spi.LocalTransaction;
 import jakarta.resource.spi.ManagedConnection;
 import jakarta.resource.spi.ManagedConnectionMetaData;
 import jakarta.resource.NotSupportedException;
-import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,13 +19,12 @@ import javax.transaction.xa.XAResource;
  * A pooled connection of the adapter: a view of its factory's lock manager, which all of them share. It enlists no
  * resource in transactions ({@link TransactionGuard} says why); its handles are {@link LockConnectionImpl}.
  */
-public final class TxlockManagedConnection implements ManagedConnection {
+public final class TxlockManagedConnection extends WithLogWriter implements ManagedConnection {
 
     private final TxlockManagedConnectionFactory factory;
     private final LockManager manager;
     private final List<LockConnectionImpl> handles = new CopyOnWriteArrayList<>();
     private final List<ConnectionEventListener> listeners = new CopyOnWriteArrayList<>();
-    private PrintWriter logWriter;
 
     TxlockManagedConnection(TxlockManagedConnectionFactory factory, LockManager manager) {
         this.factory = factory;
@@ -133,15 +131,5 @@ public final class TxlockManagedConnection implements ManagedConnection {
                 return "";
             }
         };
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-        this.logWriter = out;
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return logWriter;
     }
 }

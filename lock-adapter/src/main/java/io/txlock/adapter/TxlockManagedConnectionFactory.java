@@ -17,16 +17,12 @@ import jakarta.resource.spi.ManagedConnectionFactory;
 import jakarta.resource.NotSupportedException;
 import jakarta.resource.spi.ResourceAdapter;
 import jakarta.resource.spi.ResourceAdapterAssociation;
-import java.io.PrintWriter;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import javax.security.auth.Subject;
@@ -64,7 +60,8 @@ import redis.clients.jedis.HostAndPort;
  */
 @ConnectionDefinition(connectionFactory = LockConnectionFactory.class, connectionFactoryImpl = LockConnectionFactoryImpl.class,
         connection = LockConnection.class, connectionImpl = LockConnectionImpl.class)
-public class TxlockManagedConnectionFactory implements ManagedConnectionFactory, ResourceAdapterAssociation {
+public class TxlockManagedConnectionFactory extends WithLogWriter
+        implements ManagedConnectionFactory, ResourceAdapterAssociation {
 
     private static final long serialVersionUID = 1L;
 
@@ -104,7 +101,6 @@ public class TxlockManagedConnectionFactory implements ManagedConnectionFactory,
     private transient TxlockResourceAdapter resourceAdapter;
     private transient LockManager manager;
     private transient boolean closed;
-    private transient PrintWriter logWriter;
 
     /** For the container. */
     public TxlockManagedConnectionFactory() {
@@ -281,16 +277,6 @@ public class TxlockManagedConnectionFactory implements ManagedConnectionFactory,
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
-        this.logWriter = out;
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-        return logWriter;
-    }
-
-    @Override
     public ResourceAdapter getResourceAdapter() {
         return resourceAdapter;
     }
@@ -408,16 +394,5 @@ public class TxlockManagedConnectionFactory implements ManagedConnectionFactory,
     /** @param defaultLease the default lease, e.g. 30s */
     public void setDefaultLease(String defaultLease) {
         this.defaultLease = defaultLease;
-    }
-
-    /** Each factory owns its lock manager (its locks, its owner ids): equal only to itself, whatever its configuration. */
-    @Override
-    public boolean equals(Object other) {
-        return this == other;
-    }
-
-    @Override
-    public int hashCode() {
-        return System.identityHashCode(this);
     }
 }

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 @Connector(displayName = "txlock", vendorName = "txlock", eisType = "distributed locks", version = "0.1",
         description = "Transactional distributed locks on a database, Redis or ZooKeeper",
         transactionSupport = TransactionSupportLevel.NoTransaction, reauthenticationSupport = false)
-public class TxlockResourceAdapter implements ResourceAdapter {
+public class TxlockResourceAdapter extends OwnIdentity implements ResourceAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(TxlockResourceAdapter.class);
     private static final long STOP_WAIT_SECONDS = 30;
@@ -113,16 +113,5 @@ public class TxlockResourceAdapter implements ResourceAdapter {
     @Override
     public XAResource[] getXAResources(ActivationSpec[] specs) {
         return null;
-    }
-
-    /** Each adapter instance owns its lock managers and threads: equal only to itself. */
-    @Override
-    public boolean equals(Object other) {
-        return this == other;
-    }
-
-    @Override
-    public int hashCode() {
-        return System.identityHashCode(this);
     }
 }

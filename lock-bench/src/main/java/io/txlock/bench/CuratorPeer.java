@@ -1,6 +1,5 @@
 package io.txlock.bench;
 
-import io.txlock.LockTimeoutException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -48,37 +47,13 @@ final class CuratorPeer implements Peer {
             clients.forEach(CuratorFramework::close);
             throw e;
         }
-        return new Nodes() {
-            @Override
-            public Locker locker(int worker) {
-                CuratorFramework client = clients.get(worker % nodes % clients.size());
-                Map<String, InterProcessMutex> mutexes = new HashMap<>();
-                return new Locker() {
-                    private InterProcessMutex held;
-
-                    @Override
-                    public long lock(String name) throws Exception {
-                        InterProcessMutex mutex = mutexes.computeIfAbsent(name, n -> new InterProcessMutex(client, base + "/" + n));
-                        if (!mutex.acquire(workload.waitTime().toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new LockTimeoutException(name, workload.waitTime());
-                        }
-                        held = mutex;
-                        return CriticalSection.NO_TOKEN;
-                    }
-
-                    @Override
-                    public void unlock() throws Exception {
-                        InterProcessMutex mutex = held;
-                        held = null;
-                        mutex.release();
-                    }
-                };
-            }
-
-            @Override
-            public void close() {
-                clients.forEach(CuratorFramework::close);
-            }
-        };
+        return Nodes.of(worker -> {
+            CuratorFramework client = clients.get(worker % nodes % clients.size());
+            Map<String, InterProcessMutex> mutexes = new HashMap<>();
+            return new PeerLocker<InterProcessMutex>(workload.waitTime(), (name, wait) -> {
+                InterProcessMutex mutex = mutexes.computeIfAbsent(name, n -> new InterProcessMutex(client, base + "/" + n));
+                return mutex.acquire(wait.toMillis(), TimeUnit.MILLISECONDS) ? mutex : null;
+            }, InterProcessMutex::release);
+        }, () -> clients.forEach(CuratorFramework::close));
     }
 }

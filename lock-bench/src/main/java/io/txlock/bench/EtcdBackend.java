@@ -3,7 +3,6 @@ package io.txlock.bench;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.DeleteOption;
-import io.txlock.LockManager;
 import io.txlock.etcd.EtcdLockProvider;
 import io.txlock.jdbc.JdbcDialect;
 import java.nio.charset.StandardCharsets;
@@ -91,17 +90,8 @@ final class EtcdBackend implements Backend {
 
     @Override
     public Site openSite(String strategy, int nodes) {
-        List<LockManager> managers = new ArrayList<>();
-        try {
-            for (int i = 0; i < nodes; i++) {
-                EtcdLockProvider provider = EtcdLockProvider.builder(sharedClient(i)).keyPrefix(prefix + "locks/").build();
-                managers.add(LockManager.builder(provider).transactions(orders.transactions()).ownerHost("node-" + i).build());
-            }
-        } catch (RuntimeException e) {
-            managers.forEach(LockManager::close);
-            throw e;
-        }
-        return new Site(managers, orders.transactions(), JdbcDialect.H2, List.of());
+        return Site.of(nodes, i -> EtcdLockProvider.builder(sharedClient(i)).keyPrefix(prefix + "locks/").build(),
+                orders.transactions(), JdbcDialect.H2, List.of());
     }
 
     private synchronized Client sharedClient(int node) {

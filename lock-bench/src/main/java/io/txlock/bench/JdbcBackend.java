@@ -2,7 +2,6 @@ package io.txlock.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.txlock.LockManager;
 import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcClaims;
 import io.txlock.jdbc.JdbcDialect;
@@ -15,7 +14,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -182,10 +180,9 @@ final class JdbcBackend implements Backend {
         Strategy strategy = strategy(strategyName);
         ensureLockTable(strategy);
         JdbcTransactions tx = JdbcTransactions.over(pool());
-        List<LockManager> managers = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-            // The dialect is set, not detected: detection takes a second pooled connection on first use, while the
-            // caller's transaction holds one, and a pool sized to the clients then starves.
+        // The dialect is set, not detected: detection takes a second pooled connection on first use, while the
+        // caller's transaction holds one, and a pool sized to the clients then starves.
+        return Site.of(nodes, i -> {
             JdbcLockProvider.Builder builder = JdbcLockProvider.builder(tx).strategy(strategy).table(lockTable(strategy))
                     .dialect(dialect).reaperPeriod(Duration.ZERO);
             if (strategy == Strategy.SELECT_FOR_UPDATE) {
@@ -193,10 +190,8 @@ final class JdbcBackend implements Backend {
             } else if (strategy == Strategy.ADVISORY && dialect != JdbcDialect.POSTGRESQL) {
                 builder.leaseDataSource(sessionLockPool());
             }
-            JdbcLockProvider provider = builder.build();
-            managers.add(LockManager.builder(provider).transactions(tx).ownerHost("node-" + i).build());
-        }
-        return new Site(managers, tx, dialect, List.of());
+            return builder.build();
+        }, tx, dialect, List.of());
     }
 
     private synchronized void ensureLockTable(Strategy strategy) {
@@ -229,14 +224,7 @@ final class JdbcBackend implements Backend {
      */
     synchronized HikariDataSource pool() {
         if (pool == null) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(servedUrl);
-            config.setUsername(user);
-            config.setPassword(password);
-            config.setMaximumPoolSize(poolSize);
-            config.setMinimumIdle(poolSize);
-            config.setConnectionTimeout(30_000);
-            config.setPoolName("bench-" + spec.kind().cliName());
+            HikariConfig config = poolConfig("", poolSize);
             config.setConnectionInitSql(lockWaitSql(STATEMENT_LOCK_WAIT));
             pool = Pools.filled(config);
         }
@@ -251,15 +239,8 @@ final class JdbcBackend implements Backend {
      */
     synchronized HikariDataSource rowLockPool() {
         if (rowLockPool == null) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(servedUrl);
-            config.setUsername(user);
-            config.setPassword(password);
+            HikariConfig config = poolConfig("-row-locks", rowLockPoolSize);
             config.setAutoCommit(false);
-            config.setMaximumPoolSize(rowLockPoolSize);
-            config.setMinimumIdle(rowLockPoolSize);
-            config.setConnectionTimeout(30_000);
-            config.setPoolName("bench-" + spec.kind().cliName() + "-row-locks");
             config.setConnectionInitSql(lockWaitSql(STATEMENT_LOCK_WAIT));
             rowLockPool = Pools.filled(config);
         }
@@ -273,17 +254,22 @@ final class JdbcBackend implements Backend {
      */
     synchronized HikariDataSource sessionLockPool() {
         if (sessionLockPool == null) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(servedUrl);
-            config.setUsername(user);
-            config.setPassword(password);
-            config.setMaximumPoolSize(poolSize);
-            config.setMinimumIdle(poolSize);
-            config.setConnectionTimeout(30_000);
-            config.setPoolName("bench-" + spec.kind().cliName() + "-session-locks");
-            sessionLockPool = Pools.filled(config);
+            sessionLockPool = Pools.filled(poolConfig("-session-locks", poolSize));
         }
         return sessionLockPool;
+    }
+
+    /** @return a fixed-size pool of the backend's database, named {@code bench-<backend><suffix>} */
+    private HikariConfig poolConfig(String suffix, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(servedUrl);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(size);
+        config.setConnectionTimeout(30_000);
+        config.setPoolName("bench-" + spec.kind().cliName() + suffix);
+        return config;
     }
 
     /** @return the statement that bounds this database's row-lock waits for a session */

@@ -1,18 +1,13 @@
 package io.txlock.bench;
 
-import io.txlock.LockTimeoutException;
 import io.txlock.jdbc.JdbcDialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 import javax.sql.DataSource;
 import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
@@ -25,22 +20,12 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * set to {@link Peer#RETRY}, the floor's retry (Spring's default is 100 ms), and its time to live to the run's lease.
  * Workers of one node queue on the registry's local lock first.
  */
-final class JdbcLockRegistryPeer implements Peer {
+final class JdbcLockRegistryPeer extends TablePeer {
 
     static final String NAME = "JdbcLockRegistry";
 
-    private final DataSource pool;
-    private final JdbcDialect dialect;
-    private boolean tableCreated;
-
     JdbcLockRegistryPeer(DataSource pool, JdbcDialect dialect) {
-        this.pool = pool;
-        this.dialect = dialect;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, pool, dialect);
     }
 
     @Override
@@ -50,6 +35,7 @@ final class JdbcLockRegistryPeer implements Peer {
     }
 
     /** @return the CREATE TABLE INT_LOCK statement of Spring Integration's schema script for this database */
+    @Override
     String lockTableDdl() {
         String script = switch (dialect) {
             case H2 -> "h2";
@@ -72,16 +58,6 @@ final class JdbcLockRegistryPeer implements Peer {
         }
     }
 
-    private synchronized void createTable() throws SQLException {
-        if (tableCreated) {
-            return;
-        }
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute(lockTableDdl());
-        }
-        tableCreated = true;
-    }
-
     @Override
     public Nodes open(int nodes, LockWorkload workload) throws SQLException {
         createTable();
@@ -99,36 +75,7 @@ final class JdbcLockRegistryPeer implements Peer {
             registry.setIdleBetweenTries(RETRY);
             registries.add(registry);
         }
-        return new Nodes() {
-            @Override
-            public Locker locker(int worker) {
-                JdbcLockRegistry registry = registries.get(worker % registries.size());
-                return new Locker() {
-                    private Lock held;
-
-                    @Override
-                    public long lock(String name) throws InterruptedException {
-                        Lock lock = registry.obtain(name);
-                        if (!lock.tryLock(workload.waitTime().toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new LockTimeoutException(name, workload.waitTime());
-                        }
-                        held = lock;
-                        return CriticalSection.NO_TOKEN;
-                    }
-
-                    @Override
-                    public void unlock() {
-                        Lock lock = held;
-                        held = null;
-                        lock.unlock();
-                    }
-                };
-            }
-
-            @Override
-            public void close() {
-                repositories.forEach(DefaultLockRepository::close);
-            }
-        };
+        return Nodes.of(worker -> PeerLocker.overLocks(registries.get(worker % registries.size())::obtain, workload.waitTime()),
+                () -> repositories.forEach(DefaultLockRepository::close));
     }
 }

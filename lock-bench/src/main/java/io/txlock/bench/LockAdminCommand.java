@@ -178,45 +178,31 @@ final class LockAdminCommand implements Callable<Integer> {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List the held locks whose names start with a prefix.")
-    static final class ListLocks implements Callable<Integer> {
-        @Mixin
-        Backend backend;
-
+    static final class ListLocks extends OnBackend {
         @Option(names = "--prefix", defaultValue = "", description = "only names that start with it (default: every name)")
         String prefix;
 
         @Option(names = "--limit", defaultValue = "1000", description = "at most this many, the first by name (default: ${DEFAULT-VALUE})")
         int limit;
 
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            try (Backend.Opened opened = backend.open()) {
-                LockProvider provider = opened.provider();
-                List<LockInfo> held = LockAdmin.over(provider).list(prefix, limit);
-                List<String[]> rows = new ArrayList<>();
-                rows.add(new String[] {"NAME", "TOKEN", "OWNER", "HOST", "SINCE", "UNTIL"});
-                for (LockInfo lock : held) {
-                    rows.add(new String[] {lock.name(), Long.toString(lock.fencingToken()), text(lock.ownerId()),
-                            text(lock.ownerHost()), text(lock.since()), text(lock.until())});
-                }
-                print(rows, out);
-                out.println(held.size() + " lock(s) held on " + provider.describe()
-                        + (held.stream().anyMatch(l -> l.ownerId() == null) ? "; '-': the backend records no holder" : ""));
+        void run(LockProvider provider, PrintWriter out) {
+            List<LockInfo> held = LockAdmin.over(provider).list(prefix, limit);
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"NAME", "TOKEN", "OWNER", "HOST", "SINCE", "UNTIL"});
+            for (LockInfo lock : held) {
+                rows.add(new String[] {lock.name(), Long.toString(lock.fencingToken()), text(lock.ownerId()),
+                        text(lock.ownerHost()), text(lock.since()), text(lock.until())});
             }
-            return 0;
+            print(rows, out);
+            out.println(held.size() + " lock(s) held on " + provider.describe()
+                    + (held.stream().anyMatch(l -> l.ownerId() == null) ? "; '-': the backend records no holder" : ""));
         }
     }
 
     @Command(name = "release", mixinStandardHelpOptions = true,
             description = "Force-release a lock, only while it is still held under the token given (as 'list' showed it).")
-    static final class Release implements Callable<Integer> {
-        @Mixin
-        Backend backend;
-
+    static final class Release extends OnBackend {
         @Option(names = "--name", required = true, description = "the lock name")
         String name;
 
@@ -226,18 +212,33 @@ final class LockAdminCommand implements Callable<Integer> {
         @Option(names = "--operator", description = "who acts, for the audit log (default: the operating system user)")
         String operator;
 
+        @Override
+        void run(LockProvider provider, PrintWriter out) {
+            LockAdmin admin = LockAdmin.over(provider);
+            LockInfo freed = (operator != null ? admin.operator(operator) : admin).forceRelease(name, token);
+            out.println("released '" + name + "' token " + token + ", held by " + text(freed.ownerId()) + " on "
+                    + text(freed.ownerHost()) + " (" + provider.describe() + ")");
+        }
+    }
+
+    /** A subcommand on one backend: opens it, runs, closes it. */
+    abstract static class OnBackend implements Callable<Integer> {
+        @Mixin
+        Backend backend;
+
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
+        /**
+         * @param provider the backend's provider
+         * @param out where results go
+         */
+        abstract void run(LockProvider provider, PrintWriter out);
+
         @Override
         public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
             try (Backend.Opened opened = backend.open()) {
-                LockProvider provider = opened.provider();
-                LockAdmin admin = LockAdmin.over(provider);
-                LockInfo freed = (operator != null ? admin.operator(operator) : admin).forceRelease(name, token);
-                out.println("released '" + name + "' token " + token + ", held by " + text(freed.ownerId()) + " on "
-                        + text(freed.ownerHost()) + " (" + provider.describe() + ")");
+                run(opened.provider(), spec.commandLine().getOut());
             }
             return 0;
         }

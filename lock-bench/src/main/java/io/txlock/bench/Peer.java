@@ -1,6 +1,7 @@
 package io.txlock.bench;
 
 import java.time.Duration;
+import java.util.function.IntFunction;
 
 /**
  * What a user would pick instead of txlock on a backend (ShedLock, Spring Integration's {@code JdbcLockRegistry},
@@ -40,5 +41,24 @@ interface Peer {
 
         @Override
         void close();
+
+        /**
+         * @param lockers a worker's locker
+         * @param close frees the nodes' clients
+         * @return nodes of those lockers
+         */
+        static Nodes of(IntFunction<Locker> lockers, Runnable close) {
+            return new Nodes() {
+                @Override
+                public Locker locker(int worker) {
+                    return lockers.apply(worker);
+                }
+
+                @Override
+                public void close() {
+                    close.run();
+                }
+            };
+        }
     }
 }

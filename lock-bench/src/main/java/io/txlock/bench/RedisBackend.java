@@ -1,9 +1,7 @@
 package io.txlock.bench;
 
-import io.txlock.LockManager;
 import io.txlock.jdbc.JdbcDialect;
 import io.txlock.redis.RedisLockProvider;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -86,12 +84,8 @@ final class RedisBackend implements Backend {
 
     @Override
     public Site openSite(String strategy, int nodes) {
-        List<LockManager> managers = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-            RedisLockProvider provider = RedisLockProvider.builder(address, config()).keyPrefix(prefix + "locks:").build();
-            managers.add(LockManager.builder(provider).transactions(orders.transactions()).ownerHost("node-" + i).build());
-        }
-        return new Site(managers, orders.transactions(), JdbcDialect.H2, List.of());
+        return Site.of(nodes, i -> RedisLockProvider.builder(address, config()).keyPrefix(prefix + "locks:").build(),
+                orders.transactions(), JdbcDialect.H2, List.of());
     }
 
     @Override

@@ -1,16 +1,13 @@
 package io.txlock.bench;
 
-import io.txlock.LockTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
-import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson's {@link RLock} on the backend's Redis master: {@code tryLock(wait)} without a lease time, so that
+ * Redisson's {@link org.redisson.api.RLock} on the backend's Redis master: {@code tryLock(wait)} without a lease time, so that
  * Redisson's watchdog renews the lock while it is held (its timeout set to the run's lease), as txlock's LEASE locks
  * are renewed; a waiter subscribes to the lock's channel and is woken by the holder's unlock. Each node is one
  * Redisson client, up to {@value #MAX_CLIENTS} shared round-robin as the ZooKeeper backend shares its sessions, with
@@ -59,36 +56,9 @@ final class RedissonPeer implements Peer {
             clients.forEach(RedissonClient::shutdown);
             throw e;
         }
-        return new Nodes() {
-            @Override
-            public Locker locker(int worker) {
-                RedissonClient client = clients.get(worker % nodes % clients.size());
-                return new Locker() {
-                    private RLock held;
-
-                    @Override
-                    public long lock(String name) throws InterruptedException {
-                        RLock lock = client.getLock(prefix + "redisson:" + name);
-                        if (!lock.tryLock(workload.waitTime().toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new LockTimeoutException(name, workload.waitTime());
-                        }
-                        held = lock;
-                        return CriticalSection.NO_TOKEN;
-                    }
-
-                    @Override
-                    public void unlock() {
-                        RLock lock = held;
-                        held = null;
-                        lock.unlock();
-                    }
-                };
-            }
-
-            @Override
-            public void close() {
-                clients.forEach(RedissonClient::shutdown);
-            }
-        };
+        return Nodes.of(worker -> {
+            RedissonClient client = clients.get(worker % nodes % clients.size());
+            return PeerLocker.overLocks(name -> client.getLock(prefix + "redisson:" + name), workload.waitTime());
+        }, () -> clients.forEach(RedissonClient::shutdown));
     }
 }

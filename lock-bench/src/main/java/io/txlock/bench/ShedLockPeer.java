@@ -1,10 +1,7 @@
 package io.txlock.bench;
 
-import io.txlock.LockTimeoutException;
 import io.txlock.jdbc.JdbcDialect;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,23 +20,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * node is one provider, with its own {@code lockedBy}. ShedLock has no blocking wait: a lock held by another node
  * is skipped, so a worker tries again after {@link Peer#RETRY}, the floor's retry, until the run's wait is over.
  */
-final class ShedLockPeer implements Peer {
+final class ShedLockPeer extends TablePeer {
 
     static final String NAME = "ShedLock";
     private static final String TABLE = "shedlock";
 
-    private final DataSource pool;
-    private final JdbcDialect dialect;
-    private boolean tableCreated;
-
     ShedLockPeer(DataSource pool, JdbcDialect dialect) {
-        this.pool = pool;
-        this.dialect = dialect;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
+        super(NAME, pool, dialect);
     }
 
     @Override
@@ -48,16 +35,11 @@ final class ShedLockPeer implements Peer {
                 + " lock_until = now, each in its own transaction; skipped when held, so retried after 1 ms";
     }
 
-    private synchronized void createTable() throws SQLException {
-        if (tableCreated) {
-            return;
-        }
+    @Override
+    String lockTableDdl() {
         String time = dialect == JdbcDialect.MYSQL || dialect == JdbcDialect.MARIADB ? "TIMESTAMP(3)" : "TIMESTAMP";
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + TABLE + " (name VARCHAR(64) NOT NULL, lock_until " + time + " NOT NULL, locked_at " + time
-                    + " NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
-        }
-        tableCreated = true;
+        return "CREATE TABLE " + TABLE + " (name VARCHAR(64) NOT NULL, lock_until " + time + " NOT NULL, locked_at " + time
+                + " NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))";
     }
 
     @Override
@@ -69,51 +51,24 @@ final class ShedLockPeer implements Peer {
                     .withJdbcTemplate(new JdbcTemplate(pool)).withTableName(TABLE).withLockedByValue("node-" + i).usingDbTime()
                     .build()));
         }
-        return new Nodes() {
-            @Override
-            public Locker locker(int worker) {
-                return new RetryingLocker(providers.get(worker % providers.size()), workload);
-            }
-
-            @Override
-            public void close() {
-                // providers hold no resources of their own
-            }
-        };
+        // the providers hold no resources of their own: nothing to close
+        return Nodes.of(worker -> new PeerLocker<SimpleLock>(workload.waitTime(),
+                (name, wait) -> lockRetrying(providers.get(worker % providers.size()), name, wait, workload.lease()),
+                SimpleLock::unlock), () -> { });
     }
 
-    /** Tries ShedLock's lock again after {@link Peer#RETRY} while another node holds it, until the run's wait is over. */
-    private static final class RetryingLocker implements Locker {
-        private final JdbcTemplateLockProvider provider;
-        private final LockWorkload workload;
-        private SimpleLock held;
-
-        RetryingLocker(JdbcTemplateLockProvider provider, LockWorkload workload) {
-            this.provider = provider;
-            this.workload = workload;
-        }
-
-        @Override
-        public long lock(String name) {
-            long deadline = System.nanoTime() + workload.waitTime().toNanos();
-            while (true) {
-                Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), name, workload.lease(), Duration.ZERO));
-                if (lock.isPresent()) {
-                    held = lock.get();
-                    return CriticalSection.NO_TOKEN;
-                }
-                if (System.nanoTime() - deadline >= 0) {
-                    throw new LockTimeoutException(name, workload.waitTime());
-                }
-                LockSupport.parkNanos(RETRY.toNanos());
+    /** @return ShedLock's lock, tried again after {@link Peer#RETRY} while another node holds it; null once the wait is over */
+    private static SimpleLock lockRetrying(JdbcTemplateLockProvider provider, String name, Duration wait, Duration lease) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            Optional<SimpleLock> lock = provider.lock(new LockConfiguration(Instant.now(), name, lease, Duration.ZERO));
+            if (lock.isPresent()) {
+                return lock.get();
             }
-        }
-
-        @Override
-        public void unlock() {
-            SimpleLock lock = held;
-            held = null;
-            lock.unlock();
+            if (System.nanoTime() - deadline >= 0) {
+                return null;
+            }
+            LockSupport.parkNanos(RETRY.toNanos());
         }
     }
 }

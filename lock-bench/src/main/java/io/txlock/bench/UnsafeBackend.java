@@ -1,9 +1,6 @@
 package io.txlock.bench;
 
-import io.txlock.LockManager;
 import io.txlock.jdbc.JdbcDialect;
-import io.txlock.jdbc.JdbcTransactions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -39,12 +36,7 @@ final class UnsafeBackend implements Backend {
 
     @Override
     public Site openSite(String strategy, int nodes) {
-        JdbcTransactions tx = orders.transactions();
-        List<LockManager> managers = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-            managers.add(LockManager.builder(new UnsafeLockProvider()).transactions(tx).ownerHost("node-" + i).build());
-        }
-        return new Site(managers, tx, JdbcDialect.H2, List.of());
+        return Site.of(nodes, i -> new UnsafeLockProvider(), orders.transactions(), JdbcDialect.H2, List.of());
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.txlock.bench;
 
-import io.txlock.LockManager;
 import io.txlock.jdbc.JdbcDialect;
 import io.txlock.zookeeper.ZooKeeperLockProvider;
 import java.nio.file.Files;
@@ -101,27 +100,14 @@ final class ZooKeeperBackend implements Backend {
 
     @Override
     public Site openSite(String strategy, int nodes) {
-        List<LockManager> managers = new ArrayList<>();
         List<AutoCloseable> clients = new ArrayList<>();
-        try {
-            for (int i = 0; i < nodes; i++) {
-                if (i < MAX_SESSIONS) {
-                    clients.add(client());
-                }
-                CuratorFramework client = (CuratorFramework) clients.get(i % clients.size());
-                ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(client).basePath(basePath + "/locks").build();
-                managers.add(LockManager.builder(provider).transactions(orders.transactions()).ownerHost("node-" + i).build());
+        return Site.of(nodes, i -> {
+            if (i < MAX_SESSIONS) {
+                clients.add(client());
             }
-        } catch (InterruptedException | RuntimeException e) {
-            managers.forEach(LockManager::close);
-            clients.forEach(c -> ((CuratorFramework) c).close());
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while connecting", e);
-            }
-            throw (RuntimeException) e;
-        }
-        return new Site(managers, orders.transactions(), JdbcDialect.H2, clients);
+            CuratorFramework client = (CuratorFramework) clients.get(i % clients.size());
+            return ZooKeeperLockProvider.builder(client).basePath(basePath + "/locks").build();
+        }, orders.transactions(), JdbcDialect.H2, clients);
     }
 
     @Override

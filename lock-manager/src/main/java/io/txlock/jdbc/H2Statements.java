@@ -1,7 +1,6 @@
 package io.txlock.jdbc;
 
 import java.math.BigDecimal;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -242,8 +241,8 @@ final class H2Statements extends Statements {
 
     /** A commit: H2 drops the session's cache of parsed statements at every rollback, and committing nothing writes nothing. */
     @Override
-    void endRowLock(Connection c) throws SQLException {
-        c.commit();
+    void endRowLock(SqlSession s) throws SQLException {
+        s.commit();
     }
 
     @Override

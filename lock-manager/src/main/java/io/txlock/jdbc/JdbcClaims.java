@@ -66,7 +66,7 @@ public final class JdbcClaims {
     private final String host;
 
     private JdbcClaims(Builder b) {
-        this.db = new JdbcAccess(b.dataSource, b.dataSource, b.dialect, b.table);
+        this.db = new JdbcAccess(b.dataSource, b.dataSource, b.lockDialect(), b.lockTable());
         this.retention = b.retention;
         this.wait = b.wait;
         this.host = b.host != null ? b.host : CoreLockManager.localHostName();
@@ -186,10 +186,8 @@ public final class JdbcClaims {
     }
 
     /** Configures {@link JdbcClaims}. */
-    public static final class Builder {
+    public static final class Builder extends LockTableBuilder<Builder> {
         private final DataSource dataSource;
-        private String table = "method_lock";
-        private JdbcDialect dialect;
         private Duration retention = Duration.ofDays(7);
         private Duration wait = Duration.ofSeconds(30);
         private String host;
@@ -199,27 +197,6 @@ public final class JdbcClaims {
                 throw new IllegalArgumentException("dataSource must not be null");
             }
             this.dataSource = dataSource;
-        }
-
-        /**
-         * @param table the table, made from the lock table's DDL; {@code method_lock} by default
-         * @return this builder
-         */
-        public Builder table(String table) {
-            this.table = JdbcLockProvider.validTable(table);
-            return this;
-        }
-
-        /**
-         * @param dialect the database; detected from the first connection by default
-         * @return this builder
-         */
-        public Builder dialect(JdbcDialect dialect) {
-            if (dialect == null) {
-                throw new IllegalArgumentException("dialect must not be null; leave it unset to detect it");
-            }
-            this.dialect = dialect;
-            return this;
         }
 
         /**

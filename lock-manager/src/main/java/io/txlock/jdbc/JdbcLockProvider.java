@@ -51,15 +51,16 @@ public final class JdbcLockProvider implements LockProvider {
 
     private JdbcLockProvider(Builder b) {
         this.transactions = b.transactions;
-        this.db = new JdbcAccess(b.dataSource, b.leaseDataSource != null ? b.leaseDataSource : b.dataSource, b.dialect, b.table);
+        this.db = new JdbcAccess(b.dataSource, b.leaseDataSource != null ? b.leaseDataSource : b.dataSource, b.lockDialect(),
+                b.lockTable());
         this.strategy = b.strategy;
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new SelectForUpdate(db);
             case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new RowLeaseStrategy(db, RowLease.of(b.strategy));
             case ADVISORY -> new Advisory(db);
         };
-        if (b.strategy == Strategy.ADVISORY && b.dialect != null) {
-            Advisory.requireAdvisoryLocks(b.dialect);
+        if (b.strategy == Strategy.ADVISORY && b.lockDialect() != null) {
+            Advisory.requireAdvisoryLocks(b.lockDialect());
         }
         try {
             db.checkTable();
@@ -70,8 +71,8 @@ public final class JdbcLockProvider implements LockProvider {
         if (b.strategy == Strategy.ADVISORY && db.dialect() != null) {
             Advisory.requireAdvisoryLocks(db.dialect());
         }
-        this.reaperBatch = b.reaperBatch;
-        this.reaper = LockTableReaper.start("txlock-reaper-" + b.table, b.reaperPeriod, b.table, this::reapExpired);
+        this.reaperBatch = b.reaperBatch();
+        this.reaper = LockTableReaper.start("txlock-reaper-" + b.lockTable(), b.reaperPeriod(), b.lockTable(), this::reapExpired);
     }
 
     /**
@@ -215,14 +216,10 @@ public final class JdbcLockProvider implements LockProvider {
     }
 
     /** Configures a {@link JdbcLockProvider}. */
-    public static final class Builder {
+    public static final class Builder extends ReapedTableBuilder<Builder> {
         private final DataSource dataSource;
         private DataSource leaseDataSource;
         private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
-        private String table = "method_lock";
-        private JdbcDialect dialect;
-        private Duration reaperPeriod = LockTableReaper.DEFAULT_PERIOD;
-        private int reaperBatch = LockTableReaper.DEFAULT_BATCH;
         private JdbcTransactions transactions;
 
         private Builder(DataSource dataSource) {
@@ -246,27 +243,6 @@ public final class JdbcLockProvider implements LockProvider {
         }
 
         /**
-         * @param table the lock table, a plain identifier; {@code method_lock} by default
-         * @return this builder
-         */
-        public Builder table(String table) {
-            this.table = validTable(table);
-            return this;
-        }
-
-        /**
-         * @param dialect the database; detected from the first connection by default
-         * @return this builder
-         */
-        public Builder dialect(JdbcDialect dialect) {
-            if (dialect == null) {
-                throw new IllegalArgumentException("dialect must not be null; leave it unset to detect it");
-            }
-            this.dialect = dialect;
-            return this;
-        }
-
-        /**
          * @param leaseDataSource a datasource whose connections never join a JTA transaction, for LEASE-scoped
          *     locks; by default the main datasource. For {@link Strategy#SELECT_FOR_UPDATE} on MySQL/MariaDB, a pool
          *     that hands out connections with auto-commit off (HikariCP {@code autoCommit=false}) saves two round
@@ -280,25 +256,6 @@ public final class JdbcLockProvider implements LockProvider {
                 throw new IllegalArgumentException("leaseDataSource must not be null");
             }
             this.leaseDataSource = leaseDataSource;
-            return this;
-        }
-
-        /**
-         * @param period how often the reaper deletes expired rows, from 1 ms to 365 days; {@link Duration#ZERO} turns
-         *     it off
-         * @return this builder
-         */
-        public Builder reaperPeriod(Duration period) {
-            this.reaperPeriod = LockTableReaper.validPeriod(period);
-            return this;
-        }
-
-        /**
-         * @param batch rows the reaper deletes per transaction; 500 by default
-         * @return this builder
-         */
-        public Builder reaperBatchSize(int batch) {
-            this.reaperBatch = LockTableReaper.validBatch(batch);
             return this;
         }
 

@@ -55,6 +55,21 @@ record JdbcSession(Connection connection) implements SqlSession {
     }
 
     @Override
+    public void commit() throws SQLException {
+        connection.commit();
+    }
+
+    @Override
+    public void rollback() throws SQLException {
+        connection.rollback();
+    }
+
+    @Override
+    public boolean alive(java.time.Duration lease) {
+        return JdbcAccess.alive(connection, lease);
+    }
+
+    @Override
     public long insertedKey(String insert, String selectKey) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(insert, Statement.RETURN_GENERATED_KEYS)) {
             CancellableStatements.track(ps);

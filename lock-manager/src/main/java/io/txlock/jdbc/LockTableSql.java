@@ -70,24 +70,9 @@ public final class LockTableSql {
         return st.inspectRow();
     }
 
-    /** @return an update that extends a lease; parameters: lease in milliseconds, name, token, owner id */
-    public String renew() {
-        return st.renew();
-    }
-
     /** @return an update that sets a held row free; parameters: name, token, owner id */
     public String free() {
         return st.free();
-    }
-
-    /** @return a delete of a held row; parameters: name, token, owner id */
-    public String delete() {
-        return st.delete();
-    }
-
-    /** @return a query that returns a row only if the name's row is not locked by another transaction; parameter: name */
-    public String lockProbe() {
-        return st.lockProbe();
     }
 
     /** @return a query for up to {@code ?} names whose lease ran out, locking them, skipping locked rows */

@@ -4,20 +4,16 @@ import io.txlock.LockInfo;
 import io.txlock.LockNotHeldException;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.LockRequest;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * {@link io.txlock.Strategy#SELECT_FOR_UPDATE}: the lock is the row lock of the name's row, taken by one locking
- * read that also draws the fencing token ({@link Statements#lockRow}); nothing is written. Waiters block in the
- * database, bounded by their wait. In TRANSACTION scope the row lock belongs to the caller's transaction (on
- * MySQL/MariaDB a missing row is first created outside it, see {@link JdbcAccess#onExistingRowInCallerTransaction}).
- * In LEASE scope it belongs to a connection whose transaction stays open until release (a rollback) or until the
- * database notices the connection died. A missing row is created FREE first: committed at once in LEASE scope,
- * so that other nodes can see the row is locked; in the caller's transaction otherwise.
+ * {@link io.txlock.Strategy#SELECT_FOR_UPDATE} ({@link RowLock}) on the JDBC provider's connections. In TRANSACTION
+ * scope the row lock belongs to the caller's transaction (on MySQL/MariaDB a missing row is first created outside
+ * it, see {@link JdbcAccess#onExistingRowInCallerTransaction}). In LEASE scope it belongs to a pooled connection of
+ * its own, whose transaction stays open until release.
  */
 final class SelectForUpdate implements LockStrategy {
 
@@ -32,7 +28,8 @@ final class SelectForUpdate implements LockStrategy {
     @Override
     public Attempt tryAcquire(LockRequest r) {
         if (r.transactional()) {
-            OptionalLong token = db.onExistingRowInCallerTransaction(r.name(), c -> lock(c, r, true),
+            OptionalLong token = db.onExistingRowInCallerTransaction(r.name(),
+                    c -> RowLock.lock(SqlSession.of(c), db.statements(), r, true),
                     "lock the row of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
@@ -49,7 +46,7 @@ final class SelectForUpdate implements LockStrategy {
                     + " which hold none)", e, false);
         }
         try {
-            OptionalLong token = lock(tx.connection(), r, false);
+            OptionalLong token = RowLock.lock(SqlSession.of(tx.connection()), db.statements(), r, false);
             if (token.isPresent()) {
                 heldConnections.incrementAndGet();
                 return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, tx));
@@ -65,36 +62,9 @@ final class SelectForUpdate implements LockStrategy {
         }
     }
 
-    /** @return the token, or empty if the row stayed locked by another transaction for the request's whole wait */
-    private OptionalLong lock(Connection c, LockRequest r, boolean callerTx) throws SQLException {
-        Statements st = db.statements();
-        SqlSession s = SqlSession.of(c);
-        long deadline = System.nanoTime() + r.maxBlock().toNanos();
-        OptionalLong token = st.lockRow(s, r.name(), r.maxBlock(), callerTx);
-        if (token != null && token.isEmpty()) {
-            if (!callerTx) {
-                c.rollback();
-            }
-            if (!st.createFreeRow(s, r.name(), left(deadline), callerTx)) {
-                return OptionalLong.empty();
-            }
-            if (!callerTx) {
-                c.commit();
-            }
-            token = st.lockRow(s, r.name(), left(deadline), callerTx);
-        }
-        return token == null ? OptionalLong.empty() : token;
-    }
-
-    private static Duration left(long deadline) {
-        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-    }
-
     @Override
     public void renew(JdbcGrant g, Duration lease) {
-        if (!JdbcAccess.alive(g.transaction().connection(), lease)) {
-            throw new LockNotHeldException("lock " + g + " is gone: the connection holding its row lock was lost");
-        }
+        RowLock.renew(SqlSession.of(g.transaction().connection()), g, lease);
     }
 
     @Override
@@ -102,8 +72,8 @@ final class SelectForUpdate implements LockStrategy {
         if (g.transaction() != null && !g.endsWithTransaction()) {
             heldConnections.decrementAndGet();
         }
+        RowLock.release(SqlSession.of(g.transaction().connection()), db.sql(), g);
         try {
-            db.statements().endRowLock(g.transaction().connection());
             g.transaction().close();
         } catch (SQLException e) {
             throw new LockNotHeldException("lock " + g + " may have been lost before release: the connection holding its"
@@ -115,19 +85,9 @@ final class SelectForUpdate implements LockStrategy {
     public void beforeCompletion(JdbcGrant g) {
     }
 
-    /**
-     * The row never shows a holder: a locked row is reported as held by an unknown owner, with token 0 (the core
-     * fills in the owner where its own manager holds the lock).
-     */
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return db.inOwnTransaction(c -> {
-            Statements st = db.statements();
-            Optional<LockInfo> info = st.readInfo(c, name);
-            if (info.isEmpty() && st.rowLockedByOther(c, name)) {
-                return Optional.of(new LockInfo(name, null, null, 0, null, null, 1));
-            }
-            return info;
-        }, "inspect '" + name + "'");
+        return db.inOwnTransaction(c -> RowLock.inspect(SqlSession.of(c), db.sql(), name, db.statements().readInfo(c, name)),
+                "inspect '" + name + "'");
     }
 }

@@ -1,12 +1,13 @@
 package io.txlock.jdbc;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
  * Where the lock table's statements run: a JDBC connection ({@link #of(java.sql.Connection)}), or the JPA
  * provider's entity manager, through native queries. The dialects ({@link Statements}) and the row-lease
- * strategies ({@link RowLease}) are written once over it. Parameters are {@code Long}, {@code Integer} or
+ * strategies ({@link RowLease}, {@link RowLock}) are written once over it. Parameters are {@code Long}, {@code Integer} or
  * {@code String}; a failed statement throws the {@link SQLException} the driver reported.
  *
  * <p><b>Internal to txlock.</b> Not an API: it may change in any release.
@@ -48,6 +49,28 @@ public interface SqlSession {
      * @throws SQLException if it failed
      */
     long insertedKey(String insert, String selectKey) throws SQLException;
+
+    /**
+     * Ends the session's transaction, keeping what it wrote; the next statement begins a new one. Only for a
+     * transaction of txlock's own, never the caller's.
+     *
+     * @throws SQLException if it failed
+     */
+    void commit() throws SQLException;
+
+    /**
+     * Ends the session's transaction, undoing what it wrote and freeing its row locks; the next statement begins a
+     * new one. Only for a transaction of txlock's own, never the caller's.
+     *
+     * @throws SQLException if it failed
+     */
+    void rollback() throws SQLException;
+
+    /**
+     * @param lease the lease of a lock the session holds: the check waits at most a third of it (1 to 30 s)
+     * @return whether the session's connection still answers (a lock of its transaction lives with it)
+     */
+    boolean alive(Duration lease);
 
     /**
      * @param sql a statement that returns rows

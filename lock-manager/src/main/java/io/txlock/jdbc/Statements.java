@@ -376,8 +376,8 @@ abstract class Statements {
      * Ends the transaction of a LEASE-scoped row lock, which wrote nothing: by default a rollback, which needs no
      * durable log write (a commit after a row lock does, on PostgreSQL).
      */
-    void endRowLock(Connection c) throws SQLException {
-        c.rollback();
+    void endRowLock(SqlSession s) throws SQLException {
+        s.rollback();
     }
 
     /** What an error of the database means to a lock. */
@@ -554,11 +554,11 @@ abstract class Statements {
     }
 
     /** @return whether the name's row exists and another transaction holds its row lock */
-    boolean rowLockedByOther(Connection c, String name) throws SQLException {
-        if (queryLong(c, rowExists(), name).isEmpty()) {
+    boolean rowLockedByOther(SqlSession s, String name) throws SQLException {
+        if (s.queryLong(rowExists(), name).isEmpty()) {
             return false;
         }
-        return queryLong(c, lockProbe(), name).isEmpty();
+        return s.queryLong(lockProbe(), name).isEmpty();
     }
 
     /** Deletes up to {@code batch} rows whose lease or retention ran out, skipping rows locked right now. */

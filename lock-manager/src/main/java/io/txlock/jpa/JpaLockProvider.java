@@ -6,7 +6,7 @@ import io.txlock.Strategy;
 import io.txlock.entity.MethodLock;
 import io.txlock.jdbc.JdbcDialect;
 import io.txlock.jdbc.LockTableReaper;
-import io.txlock.jdbc.LockTableSql;
+import io.txlock.jdbc.ReapedTableBuilder;
 import io.txlock.jdbc.RowLease;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
@@ -40,9 +40,10 @@ import java.util.function.Supplier;
  *
  * <p><b>Fencing tokens and {@code @Version}.</b> {@code MethodLock.version} is the fencing token. A grant takes
  * the next token from the same sequence (MySQL/MariaDB: AUTO_INCREMENT table) as the JDBC provider, which no
- * rollback takes back, and writes it with a statement guarded by the version it read or locked: in LEASE scope the
- * JDBC provider's own statements of OPTIMISTIC_VERSION and UNIQUE_INSERT ({@link io.txlock.jdbc.RowLease}) as
- * native queries, in TRANSACTION scope a JPQL bulk update. JPA's own increment
+ * rollback takes back. In LEASE scope the provider runs the JDBC provider's own algorithms as native queries
+ * ({@link io.txlock.jdbc.RowLease} for OPTIMISTIC_VERSION and UNIQUE_INSERT, which write the token with a statement
+ * guarded by the version they read; {@link io.txlock.jdbc.RowLock} for SELECT_FOR_UPDATE, which writes nothing); in
+ * TRANSACTION scope it writes the token with a JPQL bulk update guarded by the version it locked. JPA's own increment
  * ({@code version + 1} on flush) is never used, because it could repeat a token after a rollback or collide with
  * the sequence: the provider never flushes changes to a managed {@code MethodLock}; it only reads, locks,
  * persists new rows and detaches them. Tokens therefore grow strictly per name, across both providers.
@@ -67,15 +68,15 @@ public final class JpaLockProvider implements LockProvider {
     private final LockTableReaper reaper;
 
     private JpaLockProvider(Builder b) {
-        this.db = new JpaAccess(b.factory, b.callers, b.table, b.dialect);
+        this.db = new JpaAccess(b.factory, b.callers, b.lockTable(), b.lockDialect());
         this.strategy = b.strategy;
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new JpaSelectForUpdate(db);
             case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new JpaRowLease(db, RowLease.of(b.strategy));
             case ADVISORY -> throw new IllegalStateException("checked by the builder");
         };
-        this.reaperBatch = b.reaperBatch;
-        this.reaper = LockTableReaper.start("txlock-jpa-reaper-" + b.table, b.reaperPeriod, b.table, this::reapExpired);
+        this.reaperBatch = b.reaperBatch();
+        this.reaper = LockTableReaper.start("txlock-jpa-reaper-" + b.lockTable(), b.reaperPeriod(), b.lockTable(), this::reapExpired);
     }
 
     /**
@@ -240,14 +241,10 @@ public final class JpaLockProvider implements LockProvider {
     }
 
     /** Configures a {@link JpaLockProvider}. */
-    public static final class Builder {
+    public static final class Builder extends ReapedTableBuilder<Builder> {
         private final EntityManagerFactory factory;
         private Supplier<EntityManager> callers;
         private Strategy strategy = Strategy.SELECT_FOR_UPDATE;
-        private String table = "method_lock";
-        private JdbcDialect dialect;
-        private Duration reaperPeriod = LockTableReaper.DEFAULT_PERIOD;
-        private int reaperBatch = LockTableReaper.DEFAULT_BATCH;
 
         private Builder(EntityManagerFactory factory) {
             if (factory == null) {
@@ -284,47 +281,6 @@ public final class JpaLockProvider implements LockProvider {
                         + " persistence unit's DataSource for it (its TRANSACTION-scoped locks join the same JTA transaction)"));
             }
             this.strategy = strategy;
-            return this;
-        }
-
-        /**
-         * @param table the table {@link MethodLock} is mapped to (its {@code @Table}, or an {@code orm.xml}
-         *     override), a plain identifier; {@code method_lock} by default
-         * @return this builder
-         */
-        public Builder table(String table) {
-            this.table = LockTableSql.validTable(table);
-            return this;
-        }
-
-        /**
-         * @param dialect the database; detected with a query on first use by default
-         * @return this builder
-         */
-        public Builder dialect(JdbcDialect dialect) {
-            if (dialect == null) {
-                throw new IllegalArgumentException("dialect must not be null; leave it unset to detect it");
-            }
-            this.dialect = dialect;
-            return this;
-        }
-
-        /**
-         * @param period how often the reaper deletes expired rows, from 1 ms to 365 days; {@link Duration#ZERO} turns
-         *     it off (for example when a JDBC provider on the same table reaps already)
-         * @return this builder
-         */
-        public Builder reaperPeriod(Duration period) {
-            this.reaperPeriod = LockTableReaper.validPeriod(period);
-            return this;
-        }
-
-        /**
-         * @param batch rows the reaper deletes per transaction; 500 by default
-         * @return this builder
-         */
-        public Builder reaperBatchSize(int batch) {
-            this.reaperBatch = LockTableReaper.validBatch(batch);
             return this;
         }
 

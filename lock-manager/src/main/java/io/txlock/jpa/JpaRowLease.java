@@ -6,8 +6,6 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockRequest;
 import jakarta.persistence.EntityTransaction;
-import jakarta.persistence.PersistenceException;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -44,7 +42,7 @@ final class JpaRowLease extends JpaStrategy {
     @Override
     Attempt acquireLease(LockRequest r) {
         return db.inOwnTransaction(em -> {
-            Attempt attempt = sql(() -> lease.attempt(new JpaSession(em), db.sql(), r, JpaRowLease::grant));
+            Attempt attempt = JpaSession.unchecked(() -> lease.attempt(new JpaSession(em), db.sql(), r, JpaRowLease::grant));
             EntityTransaction tx = em.getTransaction();
             if (attempt.isGranted() && !tx.getRollbackOnly()) {
                 return attempt;
@@ -60,7 +58,7 @@ final class JpaRowLease extends JpaStrategy {
 
     @Override
     void renew(JpaGrant g, Duration duration) {
-        db.inOwnTransaction(em -> sql(() -> {
+        db.inOwnTransaction(em -> JpaSession.unchecked(() -> {
             lease.renew(new JpaSession(em), db.sql(), g, g.ownerId(), duration);
             return null;
         }));
@@ -68,7 +66,7 @@ final class JpaRowLease extends JpaStrategy {
 
     @Override
     void release(JpaGrant g) {
-        db.inOwnTransaction(em -> sql(() -> {
+        db.inOwnTransaction(em -> JpaSession.unchecked(() -> {
             lease.release(new JpaSession(em), db.sql(), g, g.ownerId());
             return null;
         }));
@@ -77,19 +75,5 @@ final class JpaRowLease extends JpaStrategy {
     @Override
     Optional<LockInfo> inspect(String name) {
         return db.inOwnTransaction(em -> db.readHeldRow(em, name).map(JpaStrategy::info));
-    }
-
-    /** Work on a {@link JpaSession}, whose failures are {@link SQLException}s. */
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run() throws SQLException;
-    }
-
-    private static <T> T sql(SqlWork<T> work) {
-        try {
-            return work.run();
-        } catch (SQLException e) {
-            throw new PersistenceException(e.getMessage(), e);
-        }
     }
 }
