@@ -12,8 +12,9 @@ public enum Strategy {
      */
     SELECT_FOR_UPDATE,
     /**
-     * Compare-and-set on the row's version: {@code UPDATE … WHERE name = ? AND version = ? AND (state = 'FREE'
-     * OR expires_at < now)}. Holders keep the lock by lease; waiters retry.
+     * Compare-and-set on the row: one {@code UPDATE … SET version = <new token> … WHERE name = ? AND (state = 'FREE'
+     * OR expires_at < now)}, which writes the grant's fencing token as the row's new version. Release sets the row
+     * free; it stays for the next holder. Holders keep the lock by lease; waiters retry.
      */
     OPTIMISTIC_VERSION,
     /** The holder inserts the lock's row; a duplicate key means held. Release deletes the row. */

@@ -20,13 +20,6 @@ SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' ORDER BY name;
 -- adminUnlockedNames
 SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED;
 
--- casGrant (wait 0 ms)
-SELECT version FROM FINAL TABLE (
-  UPDATE method_lock SET version = NEXT VALUE FOR method_lock_token_seq, state = 'HELD', owner_host = ?, owner_id = ?,
-    hold_count = 1, acquired_at = CURRENT_TIMESTAMP,
-    expires_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), updated_at = CURRENT_TIMESTAMP
-  WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < CURRENT_TIMESTAMP));
-
 -- delete
 DELETE FROM method_lock WHERE name = ? AND version = ? AND owner_id = ?;
 

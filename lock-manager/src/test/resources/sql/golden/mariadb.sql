@@ -38,18 +38,6 @@ SELECT RELEASE_LOCK(?);
 -- advisoryUnlockAll
 SELECT RELEASE_ALL_LOCKS();
 
--- casGrant (wait 0 ms)
-SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-  updated_at = UTC_TIMESTAMP(6)
-WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-
--- casGrant (wait 1500 ms)
-SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-  updated_at = UTC_TIMESTAMP(6)
-WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-
 -- delete
 DELETE FROM method_lock WHERE name = ? AND version = ? AND owner_id = ?;
 
@@ -82,21 +70,21 @@ ON DUPLICATE KEY UPDATE hold_count = hold_count + 1;
 
 -- insertFree (wait 0 ms)
 SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT IGNORE INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
-SELECT ?, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6);
+SELECT LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6);
 
 -- insertFree (wait 1500 ms)
 SET STATEMENT max_statement_time = 1.500 FOR INSERT IGNORE INTO method_lock (version, name, state, hold_count, expires_at, updated_at)
-SELECT ?, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6);
+SELECT LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6);
 
 -- insertHeld (wait 0 ms)
 SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-  UTC_TIMESTAMP(6);
+SELECT LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
+  TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6);
 
 -- insertHeld (wait 1500 ms)
 SET STATEMENT max_statement_time = 1.500 FOR INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-  UTC_TIMESTAMP(6);
+SELECT LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
+  TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6);
 
 -- inspect
 SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
@@ -133,7 +121,7 @@ UPDATE method_lock SET expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIME
 WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
 
 -- retoken
-UPDATE method_lock SET version = ? WHERE name = ? AND version = ?;
+UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)) WHERE name = ? AND version = ?;
 
 -- rowExists
 SELECT 1 FROM method_lock WHERE name = ?;
@@ -158,13 +146,13 @@ SELECT @@SESSION.max_statement_time;
 SET SESSION max_statement_time = 1.500;
 
 -- takeOver (wait 0 ms)
-SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-  updated_at = UTC_TIMESTAMP(6)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+  owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+  expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
 
 -- takeOver (wait 1500 ms)
-SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-  updated_at = UTC_TIMESTAMP(6)
+SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+  owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+  expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));

@@ -38,12 +38,6 @@ SELECT RELEASE_LOCK(?);
 -- advisoryUnlockAll
 SELECT RELEASE_ALL_LOCKS();
 
--- casGrant (wait 0 ms)
-UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-  updated_at = UTC_TIMESTAMP(6)
-WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-
 -- delete
 DELETE FROM method_lock WHERE name = ? AND version = ? AND owner_id = ?;
 

@@ -50,22 +50,6 @@ SELECT nextval('method_lock_token_seq') FROM (SELECT pg_advisory_xact_lock(?)) A
 -- advisoryXactLockIfFree
 SELECT CASE WHEN pg_try_advisory_xact_lock(?) THEN nextval('method_lock_token_seq') END;
 
--- casGrant (wait 0 ms)
-UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
-  hold_count = 1, acquired_at = clock_timestamp(),
-  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
-FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
-WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
-RETURNING version;
-
--- casGrant (wait 1500 ms)
-UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
-  hold_count = 1, acquired_at = clock_timestamp(),
-  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
-FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
-WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
-RETURNING version;
-
 -- delete
 DELETE FROM method_lock WHERE name = ? AND version = ? AND owner_id = ?;
 
@@ -108,6 +92,26 @@ SELECT nextval('method_lock_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
   (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
 FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
 ON CONFLICT (name) DO NOTHING
+RETURNING version;
+
+-- insertHeldAndRetoken (wait 0 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT nextval('method_lock_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
+ON CONFLICT (name) DO NOTHING;
+UPDATE method_lock SET version = nextval('method_lock_token_seq')
+WHERE name = ? AND version = (SELECT currval('method_lock_token_seq'))
+RETURNING version;
+
+-- insertHeldAndRetoken (wait 1500 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT nextval('method_lock_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+ON CONFLICT (name) DO NOTHING;
+UPDATE method_lock SET version = nextval('method_lock_token_seq')
+WHERE name = ? AND version = (SELECT currval('method_lock_token_seq'))
 RETURNING version;
 
 -- inspect

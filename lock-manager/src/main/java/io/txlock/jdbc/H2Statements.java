@@ -37,16 +37,6 @@ final class H2Statements extends Statements {
         return sql("SELECT version, state, DATEDIFF(MILLISECOND, CURRENT_TIMESTAMP, expires_at) FROM {table} WHERE name = ?");
     }
 
-    @Override
-    String casGrant(Duration wait) {
-        return sql("""
-                SELECT version FROM FINAL TABLE (
-                  UPDATE {table} SET version = NEXT VALUE FOR {table}_token_seq, state = 'HELD', owner_host = ?, owner_id = ?,
-                    hold_count = 1, acquired_at = CURRENT_TIMESTAMP,
-                    expires_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), updated_at = CURRENT_TIMESTAMP
-                  WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < CURRENT_TIMESTAMP))""");
-    }
-
     /**
      * Inserts nothing where the name has a committed row (numbered parameters, as the name is used twice), so that a
      * duplicate key, an error, only comes of a race with an insert of the same name.
@@ -69,6 +59,16 @@ final class H2Statements extends Statements {
                     hold_count = 1, acquired_at = CURRENT_TIMESTAMP,
                     expires_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), updated_at = CURRENT_TIMESTAMP
                   WHERE name = ? AND (state = 'FREE' OR expires_at < CURRENT_TIMESTAMP))""");
+    }
+
+    /**
+     * H2 locks the row an {@code UPDATE} found before it evaluates the new values (and evaluates the condition again
+     * on the row it locked if another transaction changed it), so {@code NEXT VALUE FOR} in {@code SET} is drawn
+     * under the row lock.
+     */
+    @Override
+    boolean takeOverDrawsTokenUnderRowLock() {
+        return true;
     }
 
     @Override

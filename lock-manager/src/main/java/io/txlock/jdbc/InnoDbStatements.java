@@ -14,8 +14,7 @@ import java.util.Set;
 /**
  * How MySQL and MariaDB, both InnoDB, run their statements; the statements themselves are in
  * {@link MySqlStatements} and {@link MariaDbStatements}. The clock is {@code UTC_TIMESTAMP(6)}, stored in DATETIME(6)
- * columns, so session time zones never matter. A token is drawn by a statement of its own ({@link #newToken}) and
- * bound as the first parameter of a tokened statement. In the caller's transaction a row is locked with
+ * columns, so session time zones never matter. In the caller's transaction a row is locked with
  * {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row exclusively: unlike
  * {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses of a name cannot
  * deadlock.
@@ -127,15 +126,6 @@ abstract class InnoDbStatements extends Statements {
     @Override
     boolean advisoryLocksEndWithTransaction() {
         return false;
-    }
-
-    @Override
-    OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
-        long token = newToken(s);
-        Object[] all = new Object[params.length + 1];
-        all[0] = token;
-        System.arraycopy(params, 0, all, 1, params.length);
-        return s.update(sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.OptionalLong;
 
 /** A {@link SqlSession} on a JDBC connection. */
 record JdbcSession(Connection connection) implements SqlSession {
@@ -38,7 +39,7 @@ record JdbcSession(Connection connection) implements SqlSession {
     }
 
     @Override
-    public java.util.OptionalLong queryLong(String sql, Object... params) throws SQLException {
+    public OptionalLong queryLong(String sql, Object... params) throws SQLException {
         return Statements.queryLong(connection, sql, params);
     }
 
@@ -69,15 +70,43 @@ record JdbcSession(Connection connection) implements SqlSession {
         return JdbcAccess.alive(connection, lease);
     }
 
+    /** Reads the id from the statement's generated keys, which MySQL's and MariaDB's drivers take from the answer. */
     @Override
-    public long insertedKey(String insert, String selectKey) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(insert, Statement.RETURN_GENERATED_KEYS)) {
+    public OptionalLong lastInsertId(String sql, String selectId, Object... params) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
             CancellableStatements.track(ps);
-            ps.executeUpdate();
-            try (ResultSet keys = ps.getGeneratedKeys()) {
-                keys.next();
-                return keys.getLong(1);
+            Statements.bind(ps, 1, params);
+            if (ps.executeUpdate() == 0) {
+                return OptionalLong.empty();
             }
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                if (!keys.next()) {
+                    throw new SQLException("the database reported no last insert id for " + sql);
+                }
+                return OptionalLong.of(keys.getLong(1));
+            }
+        }
+    }
+
+    @Override
+    public boolean runsStatementLists() {
+        return true;
+    }
+
+    @Override
+    public OptionalLong queryLongOfLast(String statements, Object... params) throws SQLException {
+        try (PreparedStatement ps = Statements.prepare(connection, statements, params)) {
+            OptionalLong last = OptionalLong.empty();
+            boolean rows = ps.execute();
+            while (rows || ps.getUpdateCount() != -1) {
+                if (rows) {
+                    try (ResultSet rs = ps.getResultSet()) {
+                        last = rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+                    }
+                }
+                rows = ps.getMoreResults();
+            }
+            return last;
         }
     }
 }

@@ -8,9 +8,11 @@ import java.util.OptionalLong;
  * MariaDB 10.6 or later (InnoDB; how it runs is {@link InnoDbStatements}'). Tokens come from the sequence
  * {@code <table>_token_seq}: a LEASE row lock draws its token in the select list of its locking read, which MariaDB
  * computes after it locked the row, and drawing one writes nothing (a token row insert halves what the server can
- * do, measured on MariaDB 10.11). Lock waits are bounded per statement and to the millisecond by
- * {@code SET STATEMENT max_statement_time = … FOR …} ({@code innodb_lock_wait_timeout = 0} for "do not wait"), so no
- * session setting is ever changed ({@link #waiting}).
+ * do, measured on MariaDB 10.11). A row-lease statement draws its token in SQL and returns it through
+ * {@code LAST_INSERT_ID(…)} ({@link #tokened}), so an uncontended compare-and-set grant ({@link #takeOver}) is one
+ * round trip; a grant by insert is two, the insert and its {@link #retoken}. Lock waits are bounded per statement
+ * and to the millisecond by {@code SET STATEMENT max_statement_time = … FOR …} ({@code innodb_lock_wait_timeout = 0}
+ * for "do not wait"), so no session setting is ever changed ({@link #waiting}).
  */
 final class MariaDbStatements extends InnoDbStatements {
 
@@ -33,41 +35,51 @@ final class MariaDbStatements extends InnoDbStatements {
     }
 
     @Override
-    String casGrant(Duration wait) {
-        return waiting(wait, """
-                UPDATE {table} SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-                  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                  updated_at = UTC_TIMESTAMP(6)
-                WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))""");
-    }
-
-    @Override
     String insertHeld(Duration wait) {
         return waiting(wait, """
                 INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-                SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                  UTC_TIMESTAMP(6)""");
+                SELECT LAST_INSERT_ID(NEXTVAL({table}_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
+                  TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6)""");
     }
 
     @Override
     String takeOver(Duration wait) {
         return waiting(wait, """
-                UPDATE {table} SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-                  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                  updated_at = UTC_TIMESTAMP(6)
+                UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
+                  owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+                  expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
                 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))""");
+    }
+
+    /**
+     * InnoDB's {@code UPDATE} reads the row with a lock (waiting for a transaction that changed it to end, and reading
+     * its newest version, whatever the isolation level), checks the {@code WHERE} on it, and only then evaluates the
+     * {@code SET} expressions: {@code NEXTVAL} is drawn under the row lock.
+     */
+    @Override
+    boolean takeOverDrawsTokenUnderRowLock() {
+        return true;
     }
 
     @Override
     String insertFree(Duration wait) {
         return waiting(wait, """
                 INSERT IGNORE INTO {table} (version, name, state, hold_count, expires_at, updated_at)
-                SELECT ?, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)""");
+                SELECT LAST_INSERT_ID(NEXTVAL({table}_token_seq)), ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)""");
     }
 
     @Override
     String retoken() {
-        return sql("UPDATE {table} SET version = ? WHERE name = ? AND version = ?");
+        return sql("UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)) WHERE name = ? AND version = ?");
+    }
+
+    /**
+     * A tokened statement draws its token in SQL and hands it to {@code LAST_INSERT_ID(…)}, which MariaDB reports in
+     * its answer to the statement: one round trip, as MariaDB has no {@code UPDATE … RETURNING}.
+     */
+    @Override
+    OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
+        return s.lastInsertId(sql, "SELECT LAST_INSERT_ID()", params);
     }
 
     @Override

@@ -33,15 +33,6 @@ final class MySqlStatements extends InnoDbStatements {
     }
 
     @Override
-    String casGrant(Duration wait) {
-        return sql("""
-                UPDATE {table} SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
-                  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                  updated_at = UTC_TIMESTAMP(6)
-                WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))""");
-    }
-
-    @Override
     String insertHeld(Duration wait) {
         return sql("""
                 INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
@@ -68,6 +59,22 @@ final class MySqlStatements extends InnoDbStatements {
     @Override
     String retoken() {
         return sql("UPDATE {table} SET version = ? WHERE name = ? AND version = ?");
+    }
+
+    /** A token drawn by a statement of its own can only be drawn before the row is won: {@link #retoken} follows. */
+    @Override
+    boolean takeOverDrawsTokenUnderRowLock() {
+        return false;
+    }
+
+    /** Draws the token ({@link #newToken}) and binds it as the statement's first parameter. */
+    @Override
+    OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
+        long token = newToken(s);
+        Object[] all = new Object[params.length + 1];
+        all[0] = token;
+        System.arraycopy(params, 0, all, 1, params.length);
+        return s.update(sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
     }
 
     @Override
@@ -285,7 +292,7 @@ final class MySqlStatements extends InnoDbStatements {
     /** @return the AUTO_INCREMENT id of a token row inserted in the connection's transaction */
     @Override
     long newToken(SqlSession s) throws SQLException {
-        return s.insertedKey(tokenInsert(), "SELECT LAST_INSERT_ID()");
+        return s.lastInsertId(tokenInsert(), "SELECT LAST_INSERT_ID()").getAsLong();
     }
 
     @Override

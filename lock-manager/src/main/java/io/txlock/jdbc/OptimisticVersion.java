@@ -6,25 +6,29 @@ import java.sql.SQLException;
 import java.util.OptionalLong;
 
 /**
- * {@link io.txlock.Strategy#OPTIMISTIC_VERSION}: read the row's version, then compare-and-set
- * {@code UPDATE … WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < now)}. A missing row is
- * granted by inserting it. Release sets the row FREE; the row stays for the next holder.
+ * {@link io.txlock.Strategy#OPTIMISTIC_VERSION}: one compare-and-set
+ * {@code UPDATE … SET version = <new token> … WHERE name = ? AND (state = 'FREE' OR expires_at < now)} grants the
+ * row, without reading it first; only when it changed nothing is the row read, to tell a missing row (granted by
+ * inserting it) from a held one. Release sets the row FREE; the row stays for the next holder.
  */
 final class OptimisticVersion extends RowLease {
 
     @Override
     Attempt acquireRow(SqlSession s, Statements st, LockRequest r, Grants grants) throws SQLException {
+        if (!st.locksBeforeReading(r.transactional())) {
+            OptionalLong token = st.takeOverGrant(s, r);
+            if (token.isPresent()) {
+                return granted(r, token, grants);
+            }
+        }
         Statements.RowState row = st.readState(s, r);
         if (row == null) {
-            OptionalLong token = insertHeld(s, st, r);
-            return token.isPresent() ? granted(s, st, r, token.getAsLong(), grants) : Attempt.held();
+            return granted(r, st.insertGrant(s, r), grants);
         }
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
-        OptionalLong token = st.tokened(s, st.casGrant(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(),
-                r.name(), row.version());
-        return token.isPresent() ? granted(s, st, r, token.getAsLong(), grants) : Attempt.held();
+        return granted(r, st.takeOverGrant(s, r), grants);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.txlock.jdbc;
 
+import io.txlock.spi.LockRequest;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -7,7 +8,10 @@ import java.util.OptionalLong;
 
 /**
  * PostgreSQL. The clock is {@code clock_timestamp()} (not {@code now()}, which stands still for a whole
- * transaction); tokens come from {@code <table>_token_seq}, returned by {@code RETURNING}. Lock waits are bounded by
+ * transaction); tokens come from {@code <table>_token_seq}, returned by {@code RETURNING}. An uncontended row-lease
+ * grant is one round trip: the compare-and-set {@link #takeOver} (its token drawn under the row lock, see
+ * {@link #takeOverDrawsTokenUnderRowLock}), or the insert and its retoken sent together
+ * ({@link #insertHeldAndRetoken}). Lock waits are bounded by
  * {@code lock_timeout}: a waiting statement sets it itself, from a one-row
  * {@code FROM (SELECT set_config('lock_timeout', …, true))}, at no extra round trip; inside the caller's
  * transaction, where any error would abort it, the statements run in a savepoint with the setting saved and
@@ -43,17 +47,6 @@ final class PostgresStatements extends Statements {
     }
 
     @Override
-    String casGrant(Duration wait) {
-        return waiting(wait, """
-                UPDATE {table} SET version = nextval('{table}_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
-                  hold_count = 1, acquired_at = clock_timestamp(),
-                  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
-                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
-                WHERE name = ? AND version = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
-                RETURNING version""");
-    }
-
-    @Override
     String insertHeld(Duration wait) {
         return waiting(wait, """
                 INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
@@ -73,6 +66,51 @@ final class PostgresStatements extends Statements {
                 FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
                 WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
                 RETURNING version""");
+    }
+
+    /**
+     * {@code nextval} in {@code SET} is first drawn when the scan finds the row, before the update locks it. If
+     * another transaction changed the row after this statement's snapshot, the update waits for it to end and then,
+     * in READ COMMITTED, re-runs the row through the plan once it holds the lock on the row's newest version
+     * (EvalPlanQual): the {@code WHERE} is checked again and every {@code SET} expression evaluated again, so the
+     * token it writes is drawn after that transaction ended. If nobody changed the row since the snapshot, every
+     * earlier holder committed its grant before the snapshot, so drew its token before this one
+     * ({@code RowLeaseFencingTest} shows the token of an update that waited greater than one drawn while it waited).
+     */
+    @Override
+    boolean takeOverDrawsTokenUnderRowLock() {
+        return true;
+    }
+
+    /**
+     * Two statements sent in one round trip (pgjdbc sends them with one Sync, so outside a transaction they run in
+     * one implicit transaction): {@link #insertHeld}, whose token was drawn before its insert found the name free,
+     * then {@link #retoken}, holding the inserted row, which draws a token greater than that of every earlier
+     * holder. The retoken finds the row by the token the insert drew ({@code currval}, this session's last draw), so
+     * it changes nothing where the insert inserted nothing.
+     *
+     * @return the insert and its retoken; parameters: name, owner host, owner id, lease in milliseconds, name
+     */
+    String insertHeldAndRetoken(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                SELECT nextval('{table}_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
+                  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
+                ON CONFLICT (name) DO NOTHING;
+                UPDATE {table} SET version = nextval('{table}_token_seq')
+                WHERE name = ? AND version = (SELECT currval('{table}_token_seq'))
+                RETURNING version""");
+    }
+
+    /** On a JDBC connection in one round trip ({@link #insertHeldAndRetoken}); native queries take two. */
+    @Override
+    OptionalLong insertGrant(SqlSession s, LockRequest r) throws SQLException {
+        if (!s.runsStatementLists()) {
+            return super.insertGrant(s, r);
+        }
+        return s.queryLongOfLast(insertHeldAndRetoken(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(),
+                r.lease().toMillis(), r.name());
     }
 
     @Override

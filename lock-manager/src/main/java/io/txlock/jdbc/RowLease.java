@@ -12,9 +12,11 @@ import java.util.OptionalLong;
 /**
  * The algorithm of the strategies whose grant is the row's committed state, with a lease in database time:
  * {@link OptimisticVersion} and {@link UniqueInsert}, written once for the JDBC provider and the JPA provider
- * ({@code io.txlock.jpa}) over a {@link SqlSession}. A grant wins the row with a token drawn before it won, then,
- * holding the row, takes a token drawn now ({@link Statements#retoken}), greater than that of every earlier holder.
- * Renewal and release are guarded by name, token and owner.
+ * ({@code io.txlock.jpa}) over a {@link SqlSession}. A grant's token is greater than that of every earlier holder:
+ * an existing row is won by one compare-and-set that draws its token under the row lock
+ * ({@link Statements#takeOverGrant}); a missing row is inserted, with a token drawn before the insert found the name
+ * free, and then, holding the row, given a token drawn now ({@link Statements#insertGrant}). Renewal and release are
+ * guarded by name, token and owner.
  *
  * <p><b>Internal to txlock.</b> Not an API: it may change in any release.
  */
@@ -123,25 +125,12 @@ public abstract sealed class RowLease permits OptimisticVersion, UniqueInsert {
                 + ": its lease ran out and the row was taken over or reaped");
     }
 
-    /** The row is ours with {@code token}: give it a token drawn while holding it ({@link Statements#retoken}). */
-    static Attempt granted(SqlSession s, Statements st, LockRequest r, long token, Grants grants) throws SQLException {
-        OptionalLong held = st.retoken(s, r.name(), token);
-        return held.isPresent() ? Attempt.granted(grants.grant(r, held.getAsLong())) : Attempt.held();
+    /** @return granted with {@code token}, or held if it is empty */
+    static Attempt granted(LockRequest r, OptionalLong token, Grants grants) {
+        return token.isPresent() ? Attempt.granted(grants.grant(r, token.getAsLong())) : Attempt.held();
     }
 
     static Attempt heldUntil(Statements.RowState row) {
         return row.millisLeft() == null ? Attempt.held() : Attempt.heldFor(Duration.ofMillis(row.millisLeft()));
-    }
-
-    /** The insert that grants a free name; a duplicate key (without ON CONFLICT) means held. */
-    static OptionalLong insertHeld(SqlSession s, Statements st, LockRequest r) throws SQLException {
-        try {
-            return st.tokened(s, st.insertHeld(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
-        } catch (SQLException e) {
-            if (st.duplicateKey(e)) {
-                return OptionalLong.empty();
-            }
-            throw e;
-        }
     }
 }

@@ -41,14 +41,40 @@ public interface SqlSession {
     Object[] control(String sql) throws SQLException;
 
     /**
-     * Inserts one row into a table with a generated key.
+     * Runs a statement that sets the connection's last insert id (MySQL and MariaDB: a row inserted with an
+     * {@code AUTO_INCREMENT} key, or {@code LAST_INSERT_ID(expr)} in the rows it writes), and reads that id from the
+     * database's answer to the statement, which carries it.
      *
-     * @param insert the insert, without parameters
-     * @param selectKey a query for the key the insert generated, for a session that cannot read generated keys
-     * @return the generated key
+     * @param sql the statement
+     * @param selectId a query for the id ({@code SELECT LAST_INSERT_ID()}), run after {@code sql} in the same
+     *     transaction, for a session that cannot read it from the answer
+     * @param params the statement's parameters
+     * @return the id, or empty if the statement changed no row
      * @throws SQLException if it failed
      */
-    long insertedKey(String insert, String selectKey) throws SQLException;
+    OptionalLong lastInsertId(String sql, String selectId, Object... params) throws SQLException;
+
+    /**
+     * @return whether {@link #queryLongOfLast} can run several statements in one call: a JDBC connection can, where
+     *     its driver takes them (PostgreSQL's sends them in one round trip; only that dialect asks); native queries
+     *     cannot
+     */
+    default boolean runsStatementLists() {
+        return false;
+    }
+
+    /**
+     * Runs statements separated by {@code ;} in one call, where {@link #runsStatementLists()}; outside a transaction
+     * PostgreSQL runs them in one implicit transaction.
+     *
+     * @param statements the statements
+     * @param params the parameters of all of them, in order
+     * @return the first column of the first row of the last statement that returns rows, or empty if it returned none
+     * @throws SQLException if one failed
+     */
+    default OptionalLong queryLongOfLast(String statements, Object... params) throws SQLException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " runs one statement per call");
+    }
 
     /**
      * Ends the session's transaction, keeping what it wrote; the next statement begins a new one. Only for a

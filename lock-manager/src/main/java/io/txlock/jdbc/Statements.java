@@ -94,19 +94,25 @@ abstract class Statements {
     abstract String adminDelete();
 
     /**
-     * @return tokened: the optimistic compare-and-set that grants a row still at a version and free (or expired);
-     *     parameters: owner host, owner id, lease in milliseconds, name, version read
-     */
-    abstract String casGrant(Duration wait);
-
-    /**
-     * @return tokened: inserts a HELD row, or nothing (or a duplicate-key error) if the name has a row;
-     *     parameters: name, owner host, owner id, lease in milliseconds
+     * @return tokened: inserts a HELD row, or nothing (or a duplicate-key error) if the name has a row; its token is
+     *     drawn before the insert found the name free, so a grant takes a new one ({@link #retoken}) once it holds the
+     *     row; parameters: name, owner host, owner id, lease in milliseconds
      */
     abstract String insertHeld(Duration wait);
 
-    /** @return tokened: grants a row that is free or expired; parameters: owner host, owner id, lease in milliseconds, name */
+    /**
+     * @return tokened: the compare-and-set that grants a row that is free or whose lease ran out, in one statement;
+     *     its token is drawn under the row lock where {@link #takeOverDrawsTokenUnderRowLock()}; parameters: owner
+     *     host, owner id, lease in milliseconds, name
+     */
     abstract String takeOver(Duration wait);
+
+    /**
+     * @return whether {@link #takeOver} draws its token once it holds the row lock, after any transaction that
+     *     changed the row before it ended, so that the token is greater than that of every earlier holder and needs
+     *     no {@link #retoken}; else the token is drawn before the statement and bound to it (MySQL's token table)
+     */
+    abstract boolean takeOverDrawsTokenUnderRowLock();
 
     /** @return tokened: inserts a FREE row, or nothing (or a duplicate-key error) if the name has a row; parameter: name */
     abstract String insertFree(Duration wait);
@@ -330,15 +336,45 @@ abstract class Statements {
 
     /**
      * Gives a grant its fencing token once the caller holds the lock. The statement that won the lock drew its
-     * token before it won (before it waited for a row lock, or before its insert found the name free), so another
-     * holder may have won and drawn a greater token in between; a token drawn while holding is greater than that
-     * of every earlier holder, who drew theirs while holding, before they released.
+     * token before it won (before its insert found the name free, or before it waited for a row lock where the
+     * token is bound to it), so another holder may have won and drawn a greater token in between; a token drawn
+     * while holding is greater than that of every earlier holder, who drew theirs while holding, before they
+     * released.
      *
      * @param version the token the winning statement wrote
      * @return the grant's token, or empty if the row no longer carries {@code version}
      */
     OptionalLong retoken(SqlSession s, String name, long version) throws SQLException {
         return tokened(s, retoken(), name, version);
+    }
+
+    /**
+     * Grants a name that has no row: inserts it HELD ({@link #insertHeld}), then, holding it, gives it a token drawn
+     * now ({@link #retoken}).
+     *
+     * @return the grant's token, or empty if the name has a row
+     */
+    OptionalLong insertGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        OptionalLong inserted;
+        try {
+            inserted = tokened(s, insertHeld(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
+        } catch (SQLException e) {
+            if (duplicateKey(e)) {
+                return OptionalLong.empty();
+            }
+            throw e;
+        }
+        return inserted.isPresent() ? retoken(s, r.name(), inserted.getAsLong()) : inserted;
+    }
+
+    /**
+     * Grants a row that is free or whose lease ran out ({@link #takeOver}), with a token drawn while holding it.
+     *
+     * @return the grant's token, or empty if the row is held (or missing)
+     */
+    final OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        OptionalLong won = tokened(s, takeOver(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
+        return won.isPresent() && !takeOverDrawsTokenUnderRowLock() ? retoken(s, r.name(), won.getAsLong()) : won;
     }
 
     /**

@@ -15,11 +15,10 @@ final class UniqueInsert extends RowLease {
 
     @Override
     Attempt acquireRow(SqlSession s, Statements st, LockRequest r, Grants grants) throws SQLException {
-        OptionalLong token;
         if (!st.locksBeforeReading(r.transactional())) {
-            token = insertHeld(s, st, r);
+            OptionalLong token = st.insertGrant(s, r);
             if (token.isPresent()) {
-                return granted(s, st, r, token.getAsLong(), grants);
+                return granted(r, token, grants);
             }
         }
         Statements.RowState row = st.readState(s, r);
@@ -29,8 +28,7 @@ final class UniqueInsert extends RowLease {
         if (row.held() && !row.expired()) {
             return heldUntil(row);
         }
-        token = st.tokened(s, st.takeOver(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
-        return token.isPresent() ? granted(s, st, r, token.getAsLong(), grants) : Attempt.held();
+        return granted(r, st.takeOverGrant(s, r), grants);
     }
 
     @Override

@@ -7,6 +7,7 @@ import jakarta.persistence.PersistenceException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The lock table's statements as native queries of an entity manager, in its transaction; outside one (after
@@ -49,11 +50,10 @@ record JpaSession(EntityManager em) implements SqlSession {
         return null;
     }
 
-    /** Runs the insert, then {@code selectKey}: native queries cannot read generated keys. */
+    /** Runs the statement, then {@code selectId}: native queries cannot read generated keys. */
     @Override
-    public long insertedKey(String insert, String selectKey) throws SQLException {
-        update(insert);
-        return queryLong(selectKey).orElseThrow();
+    public OptionalLong lastInsertId(String sql, String selectId, Object... params) throws SQLException {
+        return update(sql, params) == 0 ? OptionalLong.empty() : queryLong(selectId);
     }
 
     /**

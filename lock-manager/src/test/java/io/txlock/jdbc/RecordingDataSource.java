@@ -13,14 +13,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
 /**
- * A real datasource seen through a recorder: every parameter the provider binds, and how many rows each of its
- * transactions deleted before it committed. It changes nothing the database sees.
+ * A real datasource seen through a recorder: every parameter the provider binds, how many rows each of its
+ * transactions deleted before it committed, and every call that goes to the database (a statement run, a commit, a
+ * rollback). It changes nothing the database sees.
  */
 final class RecordingDataSource extends DelegatingDataSource {
 
     private final List<Object> parameters = new CopyOnWriteArrayList<>();
     private final List<Integer> deletedPerCommit = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger transactionEnds = new java.util.concurrent.atomic.AtomicInteger();
+    private final List<String> databaseCalls = new CopyOnWriteArrayList<>();
 
     RecordingDataSource(DataSource target) {
         super(target);
@@ -39,6 +41,14 @@ final class RecordingDataSource extends DelegatingDataSource {
     /** @return how many commits and whole rollbacks the provider sent so far */
     int transactionEnds() {
         return transactionEnds.get();
+    }
+
+    /**
+     * @return every statement run (its SQL), commit and rollback so far, in order: with a driver that sends each
+     *     statement as it is run, the round trips
+     */
+    List<String> databaseCalls() {
+        return List.copyOf(databaseCalls);
     }
 
     @Override
@@ -60,7 +70,11 @@ final class RecordingDataSource extends DelegatingDataSource {
                         case "prepareStatement" -> {
                             return recorded((PreparedStatement) result, (String) args[0], deleted);
                         }
+                        case "createStatement" -> {
+                            return recorded((Statement) result);
+                        }
                         case "commit" -> {
+                            databaseCalls.add("COMMIT");
                             transactionEnds.incrementAndGet();
                             if (deleted[0] > 0) {
                                 deletedPerCommit.add(deleted[0]);
@@ -68,6 +82,7 @@ final class RecordingDataSource extends DelegatingDataSource {
                             deleted[0] = 0;
                         }
                         case "rollback" -> {
+                            databaseCalls.add(args == null ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT");
                             if (args == null) {
                                 transactionEnds.incrementAndGet();
                                 deleted[0] = 0;
@@ -87,6 +102,9 @@ final class RecordingDataSource extends DelegatingDataSource {
                     if (method.getName().startsWith("set") && args != null && args.length >= 2 && args[1] != null) {
                         parameters.add(args[1]);
                     }
+                    if (method.getName().startsWith("execute")) {
+                        databaseCalls.add(sql.strip());
+                    }
                     Object result = invoke(statement, method, args);
                     if (delete && method.getName().equals("executeUpdate")) {
                         deleted[0] += (Integer) result;
@@ -96,6 +114,16 @@ final class RecordingDataSource extends DelegatingDataSource {
                         }
                     }
                     return result;
+                });
+    }
+
+    private Statement recorded(Statement statement) {
+        return (Statement) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Statement.class},
+                (proxy, method, args) -> {
+                    if (method.getName().startsWith("execute")) {
+                        databaseCalls.add(args == null ? "batch" : String.valueOf(args[0]).strip());
+                    }
+                    return invoke(statement, method, args);
                 });
     }
 
