@@ -191,6 +191,7 @@ public final class JdbcLockProvider implements LockProvider {
         if (reaper != null) {
             reaper.close();
         }
+        steps.close();
         db.close();
     }
 

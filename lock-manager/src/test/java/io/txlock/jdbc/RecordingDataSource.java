@@ -21,6 +21,7 @@ final class RecordingDataSource extends DelegatingDataSource {
     private final List<Object> parameters = new CopyOnWriteArrayList<>();
     private final List<Integer> deletedPerCommit = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger transactionEnds = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
 
     RecordingDataSource(DataSource target) {
         super(target);
@@ -34,6 +35,11 @@ final class RecordingDataSource extends DelegatingDataSource {
     /** @return for each commit of a transaction that deleted rows, how many it deleted, in commit order */
     List<Integer> deletedPerCommit() {
         return List.copyOf(deletedPerCommit);
+    }
+
+    /** @return how many statements the provider prepared or created so far */
+    int statements() {
+        return statements.get();
     }
 
     /** @return how many commits and whole rollbacks the provider sent so far */
@@ -58,8 +64,10 @@ final class RecordingDataSource extends DelegatingDataSource {
                     Object result = invoke(connection, method, args);
                     switch (method.getName()) {
                         case "prepareStatement" -> {
+                            statements.incrementAndGet();
                             return recorded((PreparedStatement) result, (String) args[0], deleted);
                         }
+                        case "createStatement" -> statements.incrementAndGet();
                         case "commit" -> {
                             transactionEnds.incrementAndGet();
                             if (deleted[0] > 0) {
