@@ -106,6 +106,15 @@ SET STATEMENT max_statement_time = 1.500 FOR SELECT NEXTVAL(method_lock_token_se
 -- nextToken
 SELECT NEXTVAL(method_lock_token_seq);
 
+-- queueLock (wait 0 ms)
+SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0.000) = 1, '', NULL);
+
+-- queueLock (wait 1500 ms)
+SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 1.500) = 1, '', NULL);
+
+-- queueUnlock
+SELECT RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
+
 -- reapCandidates
 SELECT name FROM method_lock
 WHERE expires_at < UTC_TIMESTAMP(6)
@@ -133,6 +142,14 @@ FROM method_lock WHERE name = ?;
 -- selectStateForUpdate
 SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
 FROM method_lock WHERE name = ? FOR UPDATE;
+
+-- selectStateUnqueued
+SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
+  CASE WHEN txlock_queue.free THEN TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+    ELSE GREATEST(0, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000) END
+FROM method_lock, (SELECT IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID() AS free
+  FROM (SELECT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256) AS k) AS txlock_key) AS txlock_queue
+WHERE name = ?;
 
 -- selectTokenAndNow
 SELECT NEXTVAL(method_lock_token_seq), TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6));

@@ -140,6 +140,19 @@ SELECT nextval('method_lock_token_seq') FROM (
   SELECT 1 FROM method_lock AS txlock_row, (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait
   WHERE txlock_row.name = ? FOR UPDATE OF txlock_row) AS txlock_locked;
 
+-- queueLock (wait 0 ms)
+SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
+  LATERAL (SELECT pg_advisory_lock(txlock_key.k)
+    FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait) AS txlock_queued;
+
+-- queueLock (wait 1500 ms)
+SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
+  LATERAL (SELECT pg_advisory_lock(txlock_key.k)
+    FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait) AS txlock_queued;
+
+-- queueUnlock
+SELECT pg_advisory_unlock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)));
+
 -- reapCandidates
 SELECT name FROM method_lock
 WHERE expires_at < clock_timestamp()
@@ -174,6 +187,13 @@ SAVEPOINT txlock_attempt;
 -- selectState
 SELECT version, state, CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)
 FROM method_lock WHERE name = ?;
+
+-- selectStateUnqueued
+SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
+  CASE WHEN txlock_queue.free THEN CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)
+    ELSE GREATEST(0, CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)) END
+FROM method_lock, (SELECT pg_try_advisory_xact_lock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint))) AS free) AS txlock_queue
+WHERE name = ?;
 
 -- selectTokenAndNow
 SELECT nextval('method_lock_token_seq'), CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT);

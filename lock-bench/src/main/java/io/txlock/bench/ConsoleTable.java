@@ -8,7 +8,7 @@ import java.util.List;
 final class ConsoleTable {
 
     private static final String[] HEADER = {"backend", "strategy", "scenario", "way", "ops/s", "p50", "p99", "p99.9",
-            "handoff p50", "handoff p99", "check", "counts"};
+            "handoff p50", "handoff p99", "grants max/min", "check", "counts"};
 
     private ConsoleTable() {
     }
@@ -53,14 +53,15 @@ final class ConsoleTable {
                 }
                 rows.add(new String[] {r.backend(), m.way().equals("txlock") ? r.strategy() : "-", r.scenario(), m.way(), Format.rate(m.throughput()),
                         Format.latency(m.latency().p50()), Format.latency(m.latency().p99()), Format.latency(m.latency().p999()),
-                        Format.latency(m.handoff().p50()), Format.latency(m.handoff().p99()), m.verdict().summary(),
+                        Format.latency(m.handoff().p50()), Format.latency(m.handoff().p99()), Format.fairness(m), m.verdict().summary(),
                         Format.counts(m)});
             }
         }
         printTable(rows, out);
         out.println();
         out.println("latency: a whole lock + unlock cycle (orders: a whole submission); handoff: one holder's end to the next"
-                + " waiting holder's start");
+                + " waiting holder's start; grants max/min: the most grants of one worker over the fewest of another in the"
+                + " measured window (1 is fair; in handoff every worker is a node of its own)");
         List<ScenarioResult> withTargets = report.results().stream().filter(r -> !r.targets().isEmpty()).toList();
         if (!withTargets.isEmpty()) {
             out.println();

@@ -42,6 +42,19 @@ final class Format {
      * @param m a measurement
      * @return its noteworthy counts, e.g. "dup 0, deadlocks 12"; zero counts of little interest are left out
      */
+    /**
+     * @param m a way's figures
+     * @return its grants max/min per worker, e.g. "1.05 (212/202)"; "-" where not counted
+     */
+    static String fairness(Measurement m) {
+        double ratio = m.fairness();
+        if (Double.isNaN(ratio)) {
+            return "-";
+        }
+        String counts = " (" + m.count(Measurement.MOST_GRANTS) + "/" + m.count(Measurement.FEWEST_GRANTS) + ")";
+        return (Double.isInfinite(ratio) ? "inf" : String.format(java.util.Locale.ROOT, "%.2f", ratio)) + counts;
+    }
+
     static String counts(Measurement m) {
         List<String> parts = new ArrayList<>();
         if (m.counts().containsKey("duplicates")) {

@@ -199,7 +199,7 @@ final class HtmlReport {
             h.append(SvgChart.bars("Handoff latency", handoff, true, Format::latency));
         }
         h.append("<table><tr><th>backend</th><th>strategy</th><th>way</th><th>ops/s</th><th>p50</th><th>p90</th><th>p99</th>")
-                .append("<th>p99.9</th><th>max</th><th>acquire p99</th><th>handoff p50</th><th>handoff p99</th><th>check</th><th>counts</th></tr>");
+                .append("<th>p99.9</th><th>max</th><th>acquire p99</th><th>handoff p50</th><th>handoff p99</th><th>grants max/min</th><th>check</th><th>counts</th></tr>");
         java.util.Set<Measurement> shown = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (ScenarioResult r : results) {
             for (Measurement m : r.measurements()) {
@@ -214,6 +214,7 @@ final class HtmlReport {
                         m.latency().max(), m.acquire().p99(), m.handoff().p50(), m.handoff().p99()}) {
                     cell(h, Format.latency(v));
                 }
+                cell(h, Format.fairness(m));
                 h.append("<td class=\"").append(m.verdict().passed() ? "ok" : "bad").append("\">").append(escape(m.verdict().summary()))
                         .append("</td><td>").append(escape(countsOf(m))).append("</td></tr>");
             }

@@ -85,7 +85,7 @@ abstract class LockScenario implements Scenario {
         Path counters = Files.createTempFile("txlock-bench-counters-", ".bin");
         try {
             ClusterOutcome outcome = workers.run(workload(config, counters));
-            Measurement measurement = Measurement.ofLocks(way, describe, outcome);
+            Measurement measurement = Measurement.ofLocks(way, describe, outcome, workers(config));
             LostUpdates lost = LostUpdates.count(outcome.sections(), readCounters(counters), outcome.kill());
             lost.addTo(measurement.counts());
             return new Counted(outcome, measurement, lost);

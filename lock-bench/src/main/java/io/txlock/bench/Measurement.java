@@ -24,7 +24,12 @@ import org.HdrHistogram.Histogram;
  * @param notes remarks for the report
  */
 public record Measurement(String way, String describe, long ops, double seconds, double throughput, Latency latency,
-        Latency acquire, Latency handoff, Checker.Verdict verdict, Map<String, Long> counts, List<String> notes) {
+        Latency acquire, Latency handoff, Checker.Verdict verdict, Map<String, Long> counts, List<String> notes) implements Json.Derived {
+
+    /** The count of the most grants one worker got in the measured window. */
+    static final String MOST_GRANTS = "grants per worker max";
+    /** The count of the fewest grants one worker got in the measured window (0 if one was never granted). */
+    static final String FEWEST_GRANTS = "grants per worker min";
 
     /**
      * Measures a run of lock workers from its critical sections.
@@ -35,6 +40,20 @@ public record Measurement(String way, String describe, long ops, double seconds,
      * @return the figures, with the checker's verdict on all sections and the run's timeouts and errors counted
      */
     public static Measurement ofLocks(String way, String describe, ClusterOutcome outcome) {
+        return ofLocks(way, describe, outcome, (int) outcome.sections().stream().mapToInt(CriticalSection::worker).distinct().count());
+    }
+
+    /**
+     * {@link #ofLocks(String, String, ClusterOutcome)}, with the grants per worker counted over all {@code workers},
+     * those never granted in the measured window included.
+     *
+     * @param way the way's name
+     * @param describe what it does
+     * @param outcome the run
+     * @param workers how many workers ran
+     * @return the figures
+     */
+    public static Measurement ofLocks(String way, String describe, ClusterOutcome outcome, int workers) {
         Timing.Window window = new Timing.Window(outcome.measuredFrom(), outcome.measuredTo());
         Histogram cycle = Latency.histogram();
         Histogram acquire = Latency.histogram();
@@ -51,6 +70,7 @@ public record Measurement(String way, String describe, long ops, double seconds,
         counts.put("finished", (long) outcome.sections().size() - (outcome.kill() != null ? 1 : 0));
         counts.put("timeouts", outcome.timeouts());
         counts.put("errors", outcome.errors());
+        grantsPerWorker(outcome.sections(), window, workers, counts);
         List<String> notes = new ArrayList<>();
         outcome.errorExamples().forEach(e -> notes.add("error: " + e));
         return new Measurement(way, describe, ops, seconds, ops / seconds, Latency.of(cycle), Latency.of(acquire),
@@ -82,6 +102,46 @@ public record Measurement(String way, String describe, long ops, double seconds,
             }
         }
         return Latency.of(gaps);
+    }
+
+    /**
+     * Counts the grants of each worker in the measured window (where workers are nodes of their own, as in the
+     * handoff scenario, the grants per node), and puts the most and the fewest into {@code counts}.
+     */
+    static void grantsPerWorker(List<CriticalSection> sections, Timing.Window window, int workers, Map<String, Long> counts) {
+        if (workers < 2) {
+            return;
+        }
+        Map<Integer, Long> grants = new HashMap<>();
+        for (CriticalSection s : sections) {
+            if (window.contains(s.released())) {
+                grants.merge(s.worker(), 1L, Long::sum);
+            }
+        }
+        long most = grants.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        long fewest = grants.size() < workers ? 0 : grants.values().stream().mapToLong(Long::longValue).min().orElse(0);
+        counts.put(MOST_GRANTS, most);
+        counts.put(FEWEST_GRANTS, fewest);
+    }
+
+    /**
+     * @return the most grants of one worker over the fewest of another in the measured window: 1 is fair; infinite
+     *     where a worker was never granted; NaN where grants per worker were not counted (one worker, orders)
+     */
+    public double fairness() {
+        if (!counts.containsKey(MOST_GRANTS)) {
+            return Double.NaN;
+        }
+        long fewest = count(FEWEST_GRANTS);
+        return fewest == 0 ? (count(MOST_GRANTS) == 0 ? Double.NaN : Double.POSITIVE_INFINITY) : (double) count(MOST_GRANTS) / fewest;
+    }
+
+    /** @return the fields results.json adds: the grants max/min per worker */
+    @Override
+    public Map<String, Object> derived() {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("grantsMaxOverMin", fairness());
+        return fields;
     }
 
     /** @return operations finished in the whole run, warm-up included: critical sections, or orders stored or refused */

@@ -45,6 +45,29 @@ class MeasurementTest {
     }
 
     @Test
+    void grantsPerWorkerAreCountedInsideTheWindowANeverGrantedWorkerIncluded() {
+        List<CriticalSection> sections = List.of(releasedAt(0, "a", FROM - 1), releasedAt(0, "a", FROM), releasedAt(0, "a", FROM + 10),
+                releasedAt(0, "a", FROM + 20), releasedAt(1, "a", FROM + 30), releasedAt(1, "a", FROM + 40), releasedAt(2, "a", TO));
+        ClusterOutcome outcome = new ClusterOutcome(sections, 0, 0, List.of(), FROM, TO, null);
+
+        Measurement two = Measurement.ofLocks("txlock", "", outcome, 2);
+        assertThat(two.count(Measurement.MOST_GRANTS)).isEqualTo(3);
+        assertThat(two.count(Measurement.FEWEST_GRANTS)).isEqualTo(2);
+        assertThat(two.fairness()).isEqualTo(1.5);
+        assertThat(Format.fairness(two)).isEqualTo("1.50 (3/2)");
+        assertThat(two.derived()).containsEntry("grantsMaxOverMin", 1.5);
+
+        Measurement three = Measurement.ofLocks("txlock", "", outcome, 3);
+        assertThat(three.fairness()).as("worker 2 was granted only after the window").isInfinite();
+        assertThat(Format.fairness(three)).isEqualTo("inf (3/0)");
+
+        Measurement one = Measurement.ofLocks("txlock", "", new ClusterOutcome(List.of(releasedAt(0, "a", FROM)), 0, 0, List.of(), FROM,
+                TO, null), 1);
+        assertThat(one.fairness()).isNaN();
+        assertThat(Format.fairness(one)).isEqualTo("-");
+    }
+
+    @Test
     void measuresAHandoffOnlyToAWaitingHolderWhoStartsInsideTheWindow() {
         List<CriticalSection> sections = List.of(
                 new CriticalSection(0, "a", 1, 0, 10, 900_000, 900_010),

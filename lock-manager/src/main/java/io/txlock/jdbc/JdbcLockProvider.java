@@ -192,6 +192,7 @@ public final class JdbcLockProvider implements LockProvider {
         if (reaper != null) {
             reaper.close();
         }
+        steps.close();
         db.close();
     }
 

@@ -18,4 +18,8 @@ interface LockStrategy {
     void beforeCompletion(JdbcGrant grant);
 
     Optional<LockInfo> inspect(String name);
+
+    /** Frees what the strategy holds of its own (connections of grants), as its provider closes. */
+    default void close() {
+    }
 }

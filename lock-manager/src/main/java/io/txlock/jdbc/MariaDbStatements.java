@@ -230,6 +230,38 @@ final class MariaDbStatements extends InnoDbStatements {
         return "SELECT IS_USED_LOCK(?)";
     }
 
+    /**
+     * The name's queue lock: a user lock named by the SHA-256 of the bytes of {@code <database>.<table>:<name>}, NUL,
+     * {@code queue} (bytes, so that names of any characters mix with the database's name; never an
+     * {@link io.txlock.Strategy#ADVISORY} lock's name, as names hold no NUL).
+     */
+    private static String queueKey(String name) {
+        return "SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.{table}:', CAST(" + name + " AS BINARY), CHAR(0), 'queue'), 256)";
+    }
+
+    @Override
+    String queueLock(Duration wait) {
+        long millis = Math.max(0, waitMillis(wait));
+        return sql("SELECT IF(GET_LOCK(" + queueKey("?") + ", " + millis / 1000 + "." + String.format("%03d", millis % 1000)
+                + ") = 1, '', NULL)");
+    }
+
+    @Override
+    String queueUnlock() {
+        return sql("SELECT RELEASE_LOCK(" + queueKey("?") + ")");
+    }
+
+    @Override
+    String selectStateUnqueued() {
+        return sql("""
+                SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
+                  CASE WHEN txlock_queue.free THEN TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+                    ELSE GREATEST(0, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000) END
+                FROM {table}, (SELECT IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID() AS free
+                  FROM (SELECT %s AS k) AS txlock_key) AS txlock_queue
+                WHERE name = ?""".formatted(queueKey("?")));
+    }
+
     /** @return a query for a new token */
     String nextToken() {
         return sql("SELECT NEXTVAL({table}_token_seq)");

@@ -361,6 +361,56 @@ final class PostgresStatements extends Statements {
         }
     }
 
+    /**
+     * The name's queue key: a 64-bit hash of the name seeded with the lock table's OID, the same for every session
+     * of the database that uses the table; the key of {@link io.txlock.Strategy#ADVISORY} is another hash.
+     */
+    private static String queueKey(String name) {
+        return "hashtextextended(" + name + ", CAST(CAST(CAST('{table}' AS regclass) AS oid) AS bigint))";
+    }
+
+    /** A session advisory lock on the queue key, waiting up to {@code lock_timeout}; returns the channel name. */
+    @Override
+    String queueLock(Duration wait) {
+        return waiting(wait, """
+                SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT %s AS k) AS txlock_key,
+                  LATERAL (SELECT pg_advisory_lock(txlock_key.k)
+                    FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait) AS txlock_queued"""
+                .formatted(queueKey("?")));
+    }
+
+    @Override
+    String queueUnlock() {
+        return sql("SELECT pg_advisory_unlock(" + queueKey("?") + ")");
+    }
+
+    /**
+     * The queue is free when this statement can take its key for its own transaction (which ends with the
+     * statement), as it can where no other session holds it, or where this session holds it.
+     */
+    @Override
+    String selectStateUnqueued() {
+        return sql("""
+                SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
+                  CASE WHEN txlock_queue.free THEN CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)
+                    ELSE GREATEST(0, CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)) END
+                FROM {table}, (SELECT pg_try_advisory_xact_lock(%s) AS free) AS txlock_queue
+                WHERE name = ?""".formatted(queueKey("?")));
+    }
+
+    /** Notifies the queue's channel, at commit, if another session holds the queue key: its head waits there. */
+    @Override
+    String releaseWaking(String release) {
+        return sql("""
+                WITH txlock_freed AS (
+                %s
+                RETURNING name)
+                SELECT count(*) FROM txlock_freed LEFT JOIN LATERAL (
+                  SELECT pg_notify('txlock_' || to_hex(txlock_key.k), '') FROM (SELECT %s AS k) AS txlock_key
+                  WHERE NOT pg_try_advisory_xact_lock(txlock_key.k)) AS txlock_woken ON true""".formatted(release.strip(),
+                queueKey("txlock_freed.name")));
+    }
+
     /** Sets {@code lock_timeout} to {@code ?} for the rest of the transaction, returning the previous setting. */
     String setLockTimeout() {
         return "SELECT current_setting('lock_timeout'), set_config('lock_timeout', ?, true)";

@@ -120,7 +120,7 @@ public abstract sealed class RowLease permits OptimisticVersion, UniqueInsert {
         return s.update(releaseRow(sql.statements()), g.name(), g.fencingToken(), ownerId);
     }
 
-    private static LockNotHeldException notHeld(Grant g, String ownerId) {
+    static LockNotHeldException notHeld(Grant g, String ownerId) {
         return new LockNotHeldException("lock " + g + " is no longer held by " + ownerId
                 + ": its lease ran out and the row was taken over or reaped");
     }

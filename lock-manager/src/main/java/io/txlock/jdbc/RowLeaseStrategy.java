@@ -8,26 +8,31 @@ import java.util.Optional;
 
 /**
  * {@link RowLease} on the JDBC provider's connections. In LEASE scope every statement commits at once, so no row
- * lock outlives a statement; in TRANSACTION scope the statements join the caller's transaction, and waiters block on
- * its row lock (bounded by their wait) until it ends.
+ * lock outlives a statement, and a waiter that found the row held waits in the name's {@link FairQueue} where the
+ * database has one; in TRANSACTION scope the statements join the caller's transaction, and waiters block on its row
+ * lock (bounded by their wait) until it ends.
  */
 final class RowLeaseStrategy implements LockStrategy {
 
     private final JdbcAccess db;
     private final RowLease lease;
+    private final FairQueue queue;
 
     RowLeaseStrategy(JdbcAccess db, RowLease lease) {
         this.db = db;
         this.lease = lease;
+        this.queue = new FairQueue(db, lease, RowLeaseStrategy::grant);
     }
 
     @Override
     public Attempt tryAcquire(LockRequest r) {
         LockTableSql sql = db.sql();
         JdbcAccess.SqlWork<Attempt> attempt = c -> lease.attempt(SqlSession.of(c), sql, r, RowLeaseStrategy::grant);
-        return r.transactional()
-                ? db.onExistingRowInCallerTransaction(r.name(), attempt, "acquire '" + r.name() + "' in the caller's transaction")
-                : db.autoCommitted(attempt, "acquire '" + r.name() + "'");
+        if (r.transactional()) {
+            return db.onExistingRowInCallerTransaction(r.name(), attempt, "acquire '" + r.name() + "' in the caller's transaction");
+        }
+        Attempt first = db.autoCommitted(attempt, "acquire '" + r.name() + "'");
+        return first.isGranted() || !queue.queues(r) ? first : queue.await(r, first);
     }
 
     private static JdbcGrant grant(LockRequest r, long token) {
@@ -44,6 +49,13 @@ final class RowLeaseStrategy implements LockStrategy {
 
     @Override
     public void release(JdbcGrant g) {
+        if (queue.releaseBaton(g)) {
+            return;
+        }
+        if (queue.releasesWake()) {
+            queue.releaseWaking(g);
+            return;
+        }
         db.autoCommitted(c -> {
             lease.release(SqlSession.of(c), db.sql(), g, g.ownerId());
             return null;
@@ -53,6 +65,11 @@ final class RowLeaseStrategy implements LockStrategy {
     @Override
     public void beforeCompletion(JdbcGrant g) {
         db.inCallerTransaction(c -> lease.free(SqlSession.of(c), db.sql(), g, g.ownerId()), "free '" + g.name() + "' before commit");
+    }
+
+    @Override
+    public void close() {
+        queue.close();
     }
 
     @Override

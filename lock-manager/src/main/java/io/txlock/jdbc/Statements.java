@@ -286,6 +286,75 @@ abstract class Statements {
         return new UnsupportedOperationException(getClass().getSimpleName() + ": this database has no advisory locks");
     }
 
+    // ---- the queue that waiters of the row strategies wait in (FairQueue): a session lock per name, keyed in the
+    // statements themselves; null where the dialect has none (H2, MySQL)
+
+    /**
+     * @return takes the name's queue lock for the session, waiting up to {@code wait}: one row once taken (on
+     *     PostgreSQL the name of the channel its releases notify), SQL NULL or a lock timeout if the wait ran out;
+     *     parameter: name (then, where the dialect binds it, the lock timeout)
+     */
+    String queueLock(Duration wait) {
+        return null;
+    }
+
+    /** @return lets go of the name's queue lock held by the session; parameter: name */
+    String queueUnlock() {
+        return null;
+    }
+
+    /**
+     * @return {@link #selectState()} as a waiter outside the queue must see it: a row that anyone queues for shows
+     *     HELD, with what is left of its lease, unless this session heads the queue; parameters: name, name
+     */
+    String selectStateUnqueued() {
+        return null;
+    }
+
+    /**
+     * @param release a row strategy's release ({@link #free()} or {@link #delete()})
+     * @return the release that also wakes the head of the name's queue (notifies its channel) where the dialect can:
+     *     a query for the number of rows released; parameters as {@code release}'s. Null where nothing wakes the head
+     */
+    String releaseWaking(String release) {
+        return null;
+    }
+
+    /** Whether {@link #readState(SqlSession, io.txlock.spi.LockRequest)} may use {@link #selectStateUnqueued()}. */
+    private boolean queueGate = true;
+
+    /** @return whether waiters of the row strategies can queue in this database */
+    final boolean queues() {
+        return queueLock(Duration.ZERO) != null;
+    }
+
+    /**
+     * @param dialect this dialect
+     * @return these statements, reading rows as they are, queued for or not (for a waiter whose queue is stuck)
+     */
+    final Statements ignoringQueue(JdbcDialect dialect) {
+        Statements copy = of(dialect, table);
+        copy.queueGate = false;
+        return copy;
+    }
+
+    /**
+     * Takes the name's queue lock for the session of {@code s}.
+     *
+     * @return null if the wait ran out; else the channel the head listens on, empty where releases notify none
+     */
+    String takeQueue(SqlSession s, String name, Duration wait) throws SQLException {
+        try {
+            Object[] row = s.queryRow(queueLock(wait), name);
+            return row == null || row[0] == null ? null : String.valueOf(row[0]);
+        } catch (SQLException e) {
+            if (lockUnavailable(e)) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
     // ---- how this dialect runs them
 
     /**
@@ -528,6 +597,9 @@ abstract class Statements {
      * does, except in a MySQL REPEATABLE READ transaction, whose snapshot would never show the row freed.
      */
     RowState readState(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        if (queueGate && !r.transactional() && selectStateUnqueued() != null) {
+            return rowState(s.queryRow(selectStateUnqueued(), r.name(), r.name()));
+        }
         return readState(s, r.name());
     }
 

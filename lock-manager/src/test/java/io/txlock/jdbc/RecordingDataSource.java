@@ -23,6 +23,7 @@ final class RecordingDataSource extends DelegatingDataSource {
     private final List<Integer> deletedPerCommit = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger transactionEnds = new java.util.concurrent.atomic.AtomicInteger();
     private final List<String> databaseCalls = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
 
     RecordingDataSource(DataSource target) {
         super(target);
@@ -36,6 +37,11 @@ final class RecordingDataSource extends DelegatingDataSource {
     /** @return for each commit of a transaction that deleted rows, how many it deleted, in commit order */
     List<Integer> deletedPerCommit() {
         return List.copyOf(deletedPerCommit);
+    }
+
+    /** @return how many statements the provider prepared or created so far */
+    int statements() {
+        return statements.get();
     }
 
     /** @return how many commits and whole rollbacks the provider sent so far */
@@ -68,9 +74,11 @@ final class RecordingDataSource extends DelegatingDataSource {
                     Object result = invoke(connection, method, args);
                     switch (method.getName()) {
                         case "prepareStatement" -> {
+                            statements.incrementAndGet();
                             return recorded((PreparedStatement) result, (String) args[0], deleted);
                         }
                         case "createStatement" -> {
+                            statements.incrementAndGet();
                             return recorded((Statement) result);
                         }
                         case "commit" -> {

@@ -1,0 +1,336 @@
+package io.txlock.jdbc;
+
+import io.txlock.LockNotHeldException;
+import io.txlock.spi.Attempt;
+import io.txlock.spi.Cancellation;
+import io.txlock.spi.LockRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fair waiting, without polling, for {@link io.txlock.Strategy#OPTIMISTIC_VERSION} and
+ * {@link io.txlock.Strategy#UNIQUE_INSERT} in LEASE scope, on PostgreSQL and MariaDB. A waiter that finds the row
+ * held takes, on a connection of its own, the name's queue lock: a session lock of the database (an advisory lock,
+ * a user lock), whose waiters the database grants first come first served, so the waiters of every node queue there
+ * and only the head is awake. The head keeps the queue lock while it waits for the row and, once it won the row,
+ * while it holds it: the next waiter stays blocked in the database until this holder releases the row and then the
+ * queue lock, which wakes exactly that waiter. A holder that did not come through the queue (it found the lock free)
+ * holds no queue lock: on PostgreSQL its release notifies the name's channel, on which only the head listens
+ * ({@link Statements#releaseWaking}); on MariaDB, which has no notifications, the head looks again after a pause
+ * that doubles up to {@link #RECHECK_MAX}, never later than the holder's lease end.
+ *
+ * <p>No one takes the row past the queue: while anyone holds the queue lock, an attempt outside it reads the row as
+ * held ({@link Statements#selectStateUnqueued()}). A waiter blocked on the queue looks at the row, ignoring the
+ * queue, once per lease, so a queue whose holder hangs with its connection open does not outlive the leases.
+ *
+ * <p>The head's connection is the grant's while it holds the lock; the release frees the row and the queue lock
+ * on it, then returns it to the pool. An attempt that ends without the lock (its wait is over, it was cancelled, it
+ * failed) lets go of the queue lock at once, with statements that run even after a cancel; if even that fails, the
+ * connection is aborted, so that the database ends its session and its locks.
+ */
+final class FairQueue {
+
+    /** The longest pause of a head that cannot be notified, between two looks at the row. */
+    static final Duration RECHECK_MAX = Duration.ofMillis(50);
+    /** How long a head waits for a notification between two looks whether it was cancelled. */
+    private static final long LISTEN_SLICE_MILLIS = 50;
+    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private static final Logger log = LoggerFactory.getLogger(FairQueue.class);
+
+    private final JdbcAccess db;
+    private final RowLease lease;
+    private final RowLease.Grants grants;
+    /** The grants won through the queue, with the connection that holds its queue lock. */
+    private final Map<JdbcGrant, Session> batons = new ConcurrentHashMap<>();
+    private volatile LockTableSql ignoringQueue;
+
+    FairQueue(JdbcAccess db, RowLease lease, RowLease.Grants grants) {
+        this.db = db;
+        this.lease = lease;
+        this.grants = grants;
+    }
+
+    /** @return whether an attempt that found the row held waits in the queue: LEASE scope, a wait, a database that queues */
+    boolean queues(LockRequest r) {
+        return !r.transactional() && !r.maxBlock().isZero() && db.statements().queues();
+    }
+
+    /** @return whether releases of grants won outside the queue wake its head ({@link Statements#releaseWaking}) */
+    boolean releasesWake() {
+        Statements st = db.statements();
+        return st.queues() && st.releaseWaking(st.free()) != null;
+    }
+
+    /**
+     * Waits in the queue, then for the row, for at most the request's wait.
+     *
+     * @param first the attempt outside the queue that found the row held
+     * @return granted, or held when the wait is over or the attempt was cancelled
+     */
+    Attempt await(LockRequest r, Attempt first) {
+        long deadline = System.nanoTime() + Math.min(r.maxBlock().toNanos(), Long.MAX_VALUE / 4);
+        Session session = open(r.name());
+        Wake wake = new Wake();
+        Cancellation.Registration cancel = r.cancellation().onCancel(wake::cancel);
+        boolean kept = false;
+        try {
+            Attempt a = queue(session, r, first, deadline, wake);
+            if (a == null) {
+                a = head(session, r, deadline, wake);
+                if (a.isGranted()) {
+                    batons.put((JdbcGrant) a.grant(), session);
+                    kept = true;
+                }
+            }
+            return a;
+        } catch (SQLException e) {
+            throw db.failure("wait in the queue of '" + r.name() + "'", e, false);
+        } finally {
+            cancel.close();
+            if (!kept) {
+                session.end();
+            }
+        }
+    }
+
+    /**
+     * Blocks in the name's queue until this session heads it.
+     *
+     * @return null once it heads the queue; else the outcome (granted on a row whose lease ran out while the queue
+     *     stayed blocked, held when the wait is over)
+     */
+    private Attempt queue(Session session, LockRequest r, Attempt last, long deadline, Wake wake) throws SQLException {
+        Statements st = db.statements();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || wake.over(r)) {
+                return Attempt.held();
+            }
+            long slice = Math.max(r.lease().toNanos(), last.retryAfter() == null ? 0 : last.retryAfter().toNanos());
+            String channel = st.takeQueue(SqlSession.of(session.connection), r.name(), Duration.ofNanos(Math.min(left, slice)));
+            if (channel != null) {
+                session.queued(channel);
+                return null;
+            }
+            last = lease.attempt(SqlSession.of(session.connection), ignoringQueue(), r, grants);
+            if (last.isGranted()) {
+                return last;
+            }
+        }
+    }
+
+    /** Heads the queue: looks at the row, and waits to be woken (or for a pause) until it wins it or the wait is over. */
+    private Attempt head(Session session, LockRequest r, long deadline, Wake wake) throws SQLException {
+        long pause = FIRST_PAUSE_NANOS;
+        while (true) {
+            Attempt a = lease.attempt(SqlSession.of(session.connection), db.sql(), r, grants);
+            if (a.isGranted()) {
+                return a;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || wake.over(r)) {
+                return Attempt.held();
+            }
+            if (session.mayListen() && !session.listening) {
+                session.listen();
+                continue; // a release before LISTEN notified no one: look once more
+            }
+            long until = a.retryAfter() == null ? left : Math.max(a.retryAfter().toNanos(), FIRST_PAUSE_NANOS);
+            if (session.listening) {
+                session.awaitNotification(Math.min(left, until), wake, r);
+            } else {
+                wake.await(Math.min(Math.min(left, until), pause));
+                pause = Math.min(pause * 2, RECHECK_MAX.toNanos());
+            }
+        }
+    }
+
+    /**
+     * Releases a grant won through the queue: frees its row and then its queue lock on the connection that holds
+     * the queue lock, which wakes the next waiter.
+     *
+     * @return false if the grant was not won through the queue: nothing was done
+     * @throws LockNotHeldException if the row was no longer the grant's (the queue lock is freed all the same)
+     */
+    boolean releaseBaton(JdbcGrant g) {
+        Session session = batons.remove(g);
+        if (session == null) {
+            return false;
+        }
+        int freed;
+        try {
+            freed = SqlSession.of(session.connection).update(db.statements().free(), g.name(), g.fencingToken(), g.ownerId());
+        } catch (SQLException e) {
+            log.debug("could not free '{}' on its queue connection, freeing it on another: {}", g.name(), e.getMessage());
+            session.end();
+            return false;
+        }
+        session.end();
+        if (freed == 0) {
+            throw RowLease.notHeld(g, g.ownerId());
+        }
+        return true;
+    }
+
+    /** Releases a grant won outside the queue where releases wake the head: one statement. */
+    void releaseWaking(JdbcGrant g) {
+        Statements st = db.statements();
+        long freed = db.autoCommitted(c -> SqlSession.of(c).queryLong(st.releaseWaking(lease.releaseRow(st)), g.name(),
+                g.fencingToken(), g.ownerId()).orElse(0), "release '" + g.name() + "'");
+        if (freed == 0) {
+            throw RowLease.notHeld(g, g.ownerId());
+        }
+    }
+
+    /** Ends the queue connections of grants still held: their queue locks end with them. */
+    void close() {
+        batons.values().forEach(Session::end);
+        batons.clear();
+    }
+
+    private LockTableSql ignoringQueue() {
+        LockTableSql sql = ignoringQueue;
+        if (sql == null) {
+            JdbcDialect d = db.dialect();
+            sql = new LockTableSql(d, db.statements().ignoringQueue(d));
+            ignoringQueue = sql;
+        }
+        return sql;
+    }
+
+    private Session open(String name) {
+        try {
+            JdbcAccess.OwnTransaction own = db.openSession("wait in the queue of '" + name + "'");
+            Connection c = own.connection();
+            boolean manual = false;
+            try {
+                if (!c.getAutoCommit()) {
+                    c.setAutoCommit(true);
+                    manual = true;
+                }
+            } catch (SQLException | RuntimeException e) {
+                JdbcAccess.closeQuietly(c);
+                throw e;
+            }
+            return new Session(c, name, manual);
+        } catch (SQLException e) {
+            throw db.failure("open a connection to wait in the queue of '" + name + "'", e, false);
+        }
+    }
+
+    /** A connection of the queue's: auto-commit on while it is ours, its queue lock and channel. */
+    private final class Session {
+        private final Connection connection;
+        private final String name;
+        private final boolean wasManualCommit;
+        private boolean queued;
+        private String channel;
+        private boolean listening;
+        private boolean ended;
+
+        Session(Connection connection, String name, boolean wasManualCommit) {
+            this.connection = connection;
+            this.name = name;
+            this.wasManualCommit = wasManualCommit;
+        }
+
+        void queued(String channel) {
+            this.queued = true;
+            this.channel = channel;
+        }
+
+        boolean mayListen() {
+            return channel != null && !channel.isEmpty() && PgNotifications.available(connection);
+        }
+
+        void listen() throws SQLException {
+            try (Statement s = connection.createStatement()) {
+                s.execute("LISTEN \"" + channel + "\"");
+            }
+            listening = true;
+        }
+
+        /** Waits for a notification on the channel, in slices, so that a cancel ends it within one. */
+        void awaitNotification(long nanos, Wake wake, LockRequest r) throws SQLException {
+            long deadline = System.nanoTime() + nanos;
+            for (long left = nanos; left > 0 && !wake.over(r); left = deadline - System.nanoTime()) {
+                int millis = (int) Math.max(1, Math.min(LISTEN_SLICE_MILLIS, TimeUnit.NANOSECONDS.toMillis(left)));
+                if (PgNotifications.await(connection, millis)) {
+                    return;
+                }
+            }
+        }
+
+        /**
+         * Lets go of the queue lock and the channel, with statements that run even after a cancel, and returns the
+         * connection to the pool; aborts it if that fails, so that the database ends its session and its locks.
+         */
+        synchronized void end() {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            try {
+                if (queued) {
+                    try (PreparedStatement ps = connection.prepareStatement(db.statements().queueUnlock())) {
+                        ps.setString(1, name);
+                        ps.execute();
+                    }
+                }
+                if (listening) {
+                    try (Statement s = connection.createStatement()) {
+                        s.execute("UNLISTEN *");
+                    }
+                }
+                if (wasManualCommit) {
+                    connection.setAutoCommit(false);
+                }
+                connection.close();
+            } catch (SQLException | RuntimeException e) {
+                log.debug("could not leave the queue of '{}' on its connection: aborting the connection: {}", name, e.getMessage());
+                try {
+                    connection.abort(Runnable::run);
+                } catch (SQLException | RuntimeException abortFailed) {
+                    e.addSuppressed(abortFailed);
+                }
+                JdbcAccess.closeQuietly(connection);
+            }
+        }
+    }
+
+    /** Where a head pauses: a cancel ends the pause at once. */
+    private static final class Wake {
+        private boolean cancelled;
+
+        synchronized void cancel() {
+            cancelled = true;
+            notifyAll();
+        }
+
+        /** @return whether the attempt was cancelled, or its thread interrupted (it then waits no more) */
+        synchronized boolean over(LockRequest r) {
+            return cancelled || r.cancellation().isCancelled() || Thread.currentThread().isInterrupted();
+        }
+
+        /** An interrupted thread returns at once and keeps its interrupt flag. */
+        synchronized void await(long nanos) {
+            long deadline = System.nanoTime() + nanos;
+            try {
+                for (long left = nanos; !cancelled && left > 0; left = deadline - System.nanoTime()) {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package io.txlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.LockHandle;
+import io.txlock.LockManager;
+import io.txlock.LockOptions;
+import io.txlock.LockScope;
+import io.txlock.LockInterruptedException;
+import io.txlock.Strategy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@link FairQueue}: waiters of OPTIMISTIC_VERSION and UNIQUE_INSERT on several nodes (managers over providers and
+ * pools of their own) queue in the database: every node is granted in turn, a waiting node issues no statement while
+ * the holder holds (it would with polling), and a waiter that gives up leaves nothing behind.
+ */
+@Timeout(120)
+class FairQueueTest {
+
+    private static final int NODES = 6;
+    private static final LockOptions WAIT = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(60));
+    /** A hold in which a polling waiter (pauses of 1 to 50 ms) would send dozens of statements. */
+    private static final long HOLD_MILLIS = 1500;
+    /** The statements a node that waits without polling may send in such a hold (looks at the row, LISTEN). */
+    private static final int QUIET = 4;
+
+    static Stream<Arguments> databases() {
+        return Stream.of(TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB)
+                .flatMap(kind -> Stream.of(Strategy.OPTIMISTIC_VERSION, Strategy.UNIQUE_INSERT).map(s -> Arguments.of(kind, s)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void everyNodeIsGrantedInTurn(TestDatabase.Kind kind, Strategy strategy) throws Exception {
+        int rounds = 15;
+        try (TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock"); Nodes nodes = new Nodes(db, strategy)) {
+            int total = NODES * rounds;
+            AtomicInteger granted = new AtomicInteger();
+            int[] grants = new int[NODES];
+            ExecutorService threads = Executors.newFixedThreadPool(NODES);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int i = 0; i < NODES; i++) {
+                    int node = i;
+                    done.add(threads.submit(() -> {
+                        while (granted.get() < total) {
+                            try (LockHandle held = nodes.manager(node).acquire("fair", WAIT)) {
+                                if (granted.incrementAndGet() <= total) {
+                                    grants[node]++;
+                                }
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get(90, TimeUnit.SECONDS);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+            int min = Arrays.stream(grants).min().orElseThrow();
+            int max = Arrays.stream(grants).max().orElseThrow();
+            assertThat(min).as("grants per node %s", Arrays.toString(grants)).isPositive();
+            assertThat((double) max / min).as("max/min grants per node %s", Arrays.toString(grants)).isLessThanOrEqualTo(1.5);
+        }
+    }
+
+    /**
+     * First the holder took the lock free, so it holds no queue lock: PostgreSQL's head waits for the release's
+     * notification, MariaDB's looks again after pauses. Then the next holder came through the queue and keeps its
+     * queue lock: every waiter blocks in the database.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void waitingNodesSendNoStatementsWhileTheLockIsHeld(TestDatabase.Kind kind, Strategy strategy) throws Exception {
+        try (TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock"); Nodes nodes = new Nodes(db, strategy)) {
+            LockHandle first = nodes.manager(0).acquire("long", WAIT);
+            BlockingQueue<Integer> holders = new LinkedBlockingQueue<>();
+            CountDownLatch releaseAll = new CountDownLatch(1);
+            ExecutorService threads = Executors.newFixedThreadPool(NODES - 1);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int i = 1; i < NODES; i++) {
+                    int node = i;
+                    done.add(threads.submit(() -> {
+                        try (LockHandle held = nodes.manager(node).acquire("long", WAIT)) {
+                            holders.add(node);
+                            releaseAll.await();
+                        }
+                        return null;
+                    }));
+                }
+                // all but the head block on the queue lock
+                awaitTrue(() -> db.lockWaiters() >= NODES - 2);
+                int[] busy = statementsDuringHold(nodes, 1, NODES);
+                int polling = (int) Arrays.stream(busy).filter(n -> n > QUIET).count();
+                assertThat(polling).as("waiting nodes that sent more than %d statements while a holder outside the queue held,"
+                        + " per node %s", QUIET, Arrays.toString(busy)).isLessThanOrEqualTo(kind == TestDatabase.Kind.POSTGRESQL ? 0 : 1);
+
+                first.release();
+                int second = holders.take();
+                awaitTrue(() -> db.lockWaiters() >= NODES - 2);
+                int[] blocked = statementsDuringHold(nodes, 1, NODES);
+                blocked[second - 1] = 0;
+                assertThat(Arrays.stream(blocked).max().orElseThrow()).as("statements per waiting node while a holder that"
+                        + " came through the queue held, per node %s", Arrays.toString(blocked)).isLessThanOrEqualTo(QUIET);
+                releaseAll.countDown();
+                for (Future<?> f : done) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                releaseAll.countDown();
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    /** A waiter whose wait runs out, or who is interrupted, leaves the queue and gives back its connection. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void aWaiterThatGivesUpLeavesTheQueue(TestDatabase.Kind kind, Strategy strategy) throws Exception {
+        try (TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock"); Nodes nodes = new Nodes(db, strategy)) {
+            LockHandle held = nodes.manager(0).acquire("given-up", WAIT);
+            assertThat(nodes.manager(1).tryAcquire("given-up", WAIT.withWait(Duration.ofMillis(300)))).as("a wait that ran out").isEmpty();
+            Thread waiter = new Thread(() -> {
+                try {
+                    nodes.manager(2).acquire("given-up", WAIT);
+                } catch (LockInterruptedException expected) {
+                    // its wait ends
+                }
+            });
+            waiter.start();
+            awaitTrue(() -> nodes.active(2) > 0); // its queue connection
+            waiter.interrupt();
+            waiter.join(10_000);
+            assertThat(waiter.isAlive()).as("the interrupted waiter").isFalse();
+            awaitTrue(() -> nodes.active(1) == 0 && nodes.active(2) == 0);
+            held.release();
+            assertThat(nodes.manager(3).tryAcquire("given-up")).as("a try once released: no queue left behind")
+                    .hasValueSatisfying(LockHandle::release);
+        }
+    }
+
+    private static int[] statementsDuringHold(Nodes nodes, int from, int to) throws InterruptedException {
+        int[] before = new int[to - from];
+        for (int i = from; i < to; i++) {
+            before[i - from] = nodes.statements(i);
+        }
+        Thread.sleep(HOLD_MILLIS); // the span in which a polling waiter would poll: nothing to wait for
+        int[] sent = new int[to - from];
+        for (int i = from; i < to; i++) {
+            sent[i - from] = nodes.statements(i) - before[i - from];
+        }
+        return sent;
+    }
+
+    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("waited 30 s for the condition").isNegative();
+            Thread.sleep(20);
+        }
+    }
+
+    /** Managers over providers and pools of their own: nodes. */
+    private static final class Nodes implements AutoCloseable {
+        private final List<HikariDataSource> pools = new ArrayList<>();
+        private final List<RecordingDataSource> recorded = new ArrayList<>();
+        private final List<LockManager> managers = new ArrayList<>();
+
+        Nodes(TestDatabase db, Strategy strategy) {
+            for (int i = 0; i < NODES; i++) {
+                HikariDataSource pool = TestDatabase.pool(db.url(), db.user(), 4);
+                RecordingDataSource counted = new RecordingDataSource(pool);
+                pools.add(pool);
+                recorded.add(counted);
+                managers.add(LockManager.builder(JdbcLockProvider.builder(counted).strategy(strategy).reaperPeriod(Duration.ZERO)
+                        .build()).build());
+            }
+        }
+
+        LockManager manager(int node) {
+            return managers.get(node);
+        }
+
+        int statements(int node) {
+            return recorded.get(node).statements();
+        }
+
+        int active(int node) {
+            return pools.get(node).getHikariPoolMXBean().getActiveConnections();
+        }
+
+        @Override
+        public void close() {
+            managers.forEach(LockManager::close);
+            pools.forEach(HikariDataSource::close);
+        }
+    }
+}
