@@ -23,21 +23,38 @@ final class Backend {
         this.provider = provider;
     }
 
-    <T> T call(Supplier<T> call, String what) {
+    /**
+     * Calls the provider; a failure says "could not {@code verb} '{@code name}'{@code tail}", a message made only then.
+     */
+    <T> T call(Supplier<T> call, String verb, String name, String tail) {
         try {
             return call.get();
-        } catch (LockException | IllegalArgumentException | IllegalStateException e) {
-            throw e;
         } catch (RuntimeException e) {
-            throw new LockBackendException(provider.describe() + ": could not " + what + ": " + e, e);
+            throw failure(e, verb, name, tail);
         }
     }
 
-    void run(Runnable call, String what) {
-        call(() -> {
+    <T> T call(Supplier<T> call, String verb, String name) {
+        return call(call, verb, name, "");
+    }
+
+    void run(Runnable call, String verb, String name, String tail) {
+        try {
             call.run();
-            return null;
-        }, what);
+        } catch (RuntimeException e) {
+            throw failure(e, verb, name, tail);
+        }
+    }
+
+    void run(Runnable call, String verb, String name) {
+        run(call, verb, name, "");
+    }
+
+    private RuntimeException failure(RuntimeException e, String verb, String name, String tail) {
+        if (e instanceof LockException || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
+            return e;
+        }
+        return new LockBackendException(provider.describe() + ": could not " + verb + " '" + name + "'" + tail + ": " + e, e);
     }
 
     /** Releases a grant whose owner no longer counts on it: a failure is only logged, its lease will run out. */

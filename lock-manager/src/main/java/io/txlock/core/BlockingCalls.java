@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,8 +24,8 @@ final class BlockingCalls {
 
     private final ScheduledExecutorService timers;
     private final Set<Call> blocked = ConcurrentHashMap.newKeySet();
-    /** Guarded by this. */
-    private ScheduledFuture<?> watchdog;
+    /** Written under this; volatile, so that a call that finds a look planned need not take the lock. */
+    private volatile ScheduledFuture<?> watchdog;
     private volatile boolean closed;
 
     BlockingCalls(ScheduledExecutorService timers) {
@@ -47,8 +48,17 @@ final class BlockingCalls {
         }
     }
 
-    /** Sets the watchdog's next look, one-shot (a container's timer may run nothing else), while an attempt blocks. */
-    private synchronized void watch() {
+    /**
+     * Sets the watchdog's next look, one-shot (a container's timer may run nothing else), while an attempt blocks. A look
+     * already planned sees the attempts registered before it clears its plan, and plans the next while any is left.
+     */
+    private void watch() {
+        if (watchdog == null) {
+            planLook();
+        }
+    }
+
+    private synchronized void planLook() {
         if (watchdog == null && !blocked.isEmpty()) {
             try {
                 watchdog = timers.schedule(this::look, WATCH_MILLIS, TimeUnit.MILLISECONDS);
@@ -68,10 +78,12 @@ final class BlockingCalls {
         watch();
     }
 
-    /** One attempt's cancellation: registered while the provider blocks. */
+    /** One attempt's cancellation: registered while the provider blocks. Equal only to itself. */
     final class Call implements Cancellation {
         private final Thread caller;
         private final boolean interruptible;
+        /** A random hash, drawn once: cheaper than the identity hash, which the JVM writes into the object's header. */
+        private final int hash = ThreadLocalRandom.current().nextInt();
         private volatile Runnable action;
         private volatile boolean cancelled;
 
@@ -95,6 +107,16 @@ final class BlockingCalls {
         @Override
         public boolean isCancelled() {
             return cancelled;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
         }
 
         /** @return whether the attempt's caller was interrupted (and so the attempt cancelled, or to be) */

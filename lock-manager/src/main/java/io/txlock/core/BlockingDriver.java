@@ -29,31 +29,43 @@ final class BlockingDriver implements Contender.Driver {
     }
 
     private Handle run() {
-        if (contender.join(this) == Contender.Step.DONE) {
-            return contender.handle();
-        }
+        boolean granted = false;
         try {
+            Contender.Step step = firstStep();
             while (true) {
-                Contender.Step step = awaitStep();
                 if (step == Contender.Step.ATTEMPT) {
                     step = contender.attempt();
                 }
                 switch (step) {
                     case DONE:
+                        granted = true;
                         return contender.handle();
                     case EXPIRED, OVER:
                         return null;
                     case CLOSED:
                         throw contender.closedError();
                     default:
-                        break;
+                        step = awaitStep();
                 }
             }
         } finally {
-            contender.abandon();
+            // a granted contender is GRANTED, which abandon() would leave as it is: no need to take the mutex for it
+            if (!granted) {
+                contender.abandon();
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** Joins the queue and takes the first step under one hold of the name's mutex (which both take again, reentrantly). */
+    private Contender.Step firstStep() {
+        contender.name.mutex.lock();
+        try {
+            return contender.join(this) == Contender.Step.DONE ? Contender.Step.DONE : awaitStep();
+        } finally {
+            contender.name.mutex.unlock();
         }
     }
 

@@ -63,6 +63,7 @@ final class Contender {
 
     /** Waits longer than this (about 73 years) are waits until granted; it keeps deadline arithmetic exact. */
     static final long FOREVER_NANOS = Long.MAX_VALUE / 4;
+    private static final Duration FOREVER = Duration.ofNanos(FOREVER_NANOS);
 
     private final Context context;
     final LocalName name;
@@ -71,7 +72,8 @@ final class Contender {
     private final long deadline;
     /** Whether the caller's interrupt ends the wait (a blocking caller that asked for it). */
     private final boolean interruptible;
-    private final Backoff backoff = new Backoff();
+    /** Made at the first miss: most acquires never miss. */
+    private Backoff backoff;
     private Driver driver;
     private State state = State.QUEUED;
     /** Set by {@link #wake()}: the next attempt does not wait for its pause to end. */
@@ -96,7 +98,7 @@ final class Contender {
 
     /** @return the wait in nanoseconds, {@link #FOREVER_NANOS} for any wait that long or longer */
     static long waitNanos(Duration wait) {
-        return wait.compareTo(Duration.ofNanos(FOREVER_NANOS)) >= 0 ? FOREVER_NANOS : wait.toNanos();
+        return wait.compareTo(FOREVER) >= 0 ? FOREVER_NANOS : wait.toNanos();
     }
 
     /**
@@ -226,8 +228,7 @@ final class Contender {
     private Attempt send(LockRequest request, BlockingCalls.Call call) {
         Attempt attempt;
         try {
-            attempt = context.backend().call(() -> context.backend().provider.tryAcquire(request),
-                    "acquire '" + request.name() + "'");
+            attempt = context.backend().call(() -> context.backend().provider.tryAcquire(request), "acquire", request.name());
         } catch (RuntimeException e) {
             if (cancelled(call)) {
                 throw cancellation(e);
@@ -304,6 +305,9 @@ final class Contender {
             return Step.EXPIRED;
         }
         boolean firstMiss = context.names().subscribeOnce(name);
+        if (backoff == null) {
+            backoff = new Backoff();
+        }
         long pause = firstMiss ? 0 : backoff.pauseNanos(context.names().hinted(name), attempt.retryAfter());
         name.mutex.lock();
         try {

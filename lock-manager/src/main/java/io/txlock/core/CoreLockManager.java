@@ -167,7 +167,7 @@ public final class CoreLockManager implements LockManager {
     public Optional<LockInfo> inspect(String name) {
         lifecycle.ensureOpen();
         LockNames.validate(name);
-        return holdings.inspect(name, backendCall(() -> provider.inspect(name), "inspect '" + name + "'"));
+        return holdings.inspect(name, backendCall(() -> provider.inspect(name), name));
     }
 
     @Override
@@ -175,7 +175,7 @@ public final class CoreLockManager implements LockManager {
         lifecycle.ensureOpen();
         String problem = null;
         try {
-            backendCall(() -> provider.inspect(HEALTH_PROBE), "inspect '" + HEALTH_PROBE + "'");
+            backendCall(() -> provider.inspect(HEALTH_PROBE), HEALTH_PROBE);
         } catch (RuntimeException e) {
             problem = e.toString();
         }
@@ -320,8 +320,8 @@ public final class CoreLockManager implements LockManager {
                 new LockOwner(host, lifecycle.instanceId, "t" + key.sequence + ":" + abbreviate(thread.getName(), 100)), null, thread);
     }
 
-    private <T> T backendCall(java.util.function.Supplier<T> call, String what) {
-        return contenders.backend().call(call, what);
+    private <T> T backendCall(java.util.function.Supplier<T> call, String name) {
+        return contenders.backend().call(call, "inspect", name);
     }
 
     private static void requireOptions(LockOptions options) {

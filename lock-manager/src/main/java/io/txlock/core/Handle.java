@@ -2,15 +2,26 @@ package io.txlock.core;
 
 import io.txlock.LockHandle;
 import io.txlock.LockScope;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-/** One acquire of a {@link Holding}: releasing it counts the holding down once. */
+/** One acquire of a {@link Holding}: releasing it counts the holding down once. {@code released} is set once, atomically. */
 final class Handle implements LockHandle {
+    private static final VarHandle RELEASED;
+
+    static {
+        try {
+            RELEASED = MethodHandles.lookup().findVarHandle(Handle.class, "released", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Holdings holdings;
     final Holding holding;
-    final AtomicBoolean released = new AtomicBoolean();
+    private volatile boolean released;
     /** This acquire re-entered a holding of the same owner, instead of being granted by the backend. */
     final boolean reentered;
 
@@ -18,6 +29,11 @@ final class Handle implements LockHandle {
         this.holdings = holdings;
         this.holding = holding;
         this.reentered = reentered;
+    }
+
+    /** @return true for the one call that marked this handle released */
+    boolean markReleased() {
+        return RELEASED.compareAndSet(this, false, true);
     }
 
     @Override
@@ -47,12 +63,12 @@ final class Handle implements LockHandle {
 
     @Override
     public boolean isValid() {
-        return !released.get() && holding.isValid();
+        return !released && holding.isValid();
     }
 
     @Override
     public void extend(Duration lease) {
-        if (released.get()) {
+        if (released) {
             throw new io.txlock.LockNotHeldException("cannot extend lock " + holding + ": this handle was released");
         }
         holdings.extend(holding, lease);
@@ -78,6 +94,6 @@ final class Handle implements LockHandle {
 
     @Override
     public String toString() {
-        return "LockHandle[" + holding + ", " + holding.scope() + (released.get() ? ", released" : "") + "]";
+        return "LockHandle[" + holding + ", " + holding.scope() + (released ? ", released" : "") + "]";
     }
 }

@@ -27,7 +27,8 @@ final class Holding {
     int holds = 1;
     private Status status = Status.HELD;
     private String lostReason;
-    private final List<Runnable> lostListeners = new ArrayList<>();
+    /** Made when the first listener comes: most holdings have none. */
+    private List<Runnable> lostListeners;
 
     Holding(LocalName state, Caller caller, Grant grant, Duration lease, boolean autoRenew, long startNanos, Instant wallStart) {
         this.state = state;
@@ -120,13 +121,16 @@ final class Holding {
         if (status == Status.LOST) {
             return true;
         }
+        if (lostListeners == null) {
+            lostListeners = new ArrayList<>(1);
+        }
         lostListeners.add(listener);
         return false;
     }
 
     synchronized List<Runnable> takeLostListeners() {
-        List<Runnable> all = List.copyOf(lostListeners);
-        lostListeners.clear();
+        List<Runnable> all = lostListeners == null ? List.of() : lostListeners;
+        lostListeners = null;
         return all;
     }
 

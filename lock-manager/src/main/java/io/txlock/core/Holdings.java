@@ -104,7 +104,7 @@ final class Holdings {
 
     void release(Handle handle, boolean closing) {
         Holding holding = handle.holding;
-        if (!handle.released.compareAndSet(false, true)) {
+        if (!handle.markReleased()) {
             if (closing) {
                 return;
             }
@@ -177,7 +177,7 @@ final class Holdings {
     private void releaseGrant(Holding holding) {
         metrics.releaseStarted(holding.state.name, holding.grant.fencingToken());
         try {
-            backend.run(() -> backend.provider.release(holding.grant), "release '" + holding.state.name + "'");
+            backend.run(() -> backend.provider.release(holding.grant), "release", holding.state.name);
             holding.finishRelease(Holding.Status.RELEASED, null);
         } catch (LockNotHeldException e) {
             if (holding.finishRelease(Holding.Status.LOST, e.getMessage())) {
@@ -197,17 +197,21 @@ final class Holdings {
     private void free(Holding holding) {
         LocalName state = holding.state;
         boolean freed;
+        AutoCloseable subscription;
         state.mutex.lock();
         try {
             freed = state.free(holding);
+            subscription = names.unrefHeld(state);
         } finally {
             state.mutex.unlock();
+        }
+        if (subscription != null) {
+            LocalNames.closeQuietly(subscription);
         }
         if (freed) {
             metrics.holdingEnded(state.name, holding.grant.fencingToken(), holding.scope(), holding.grantedNanos,
                     holding.lostReason());
         }
-        names.unref(state);
     }
 
     /** The grant is gone while its owner still counts on it. */
@@ -253,8 +257,8 @@ final class Holdings {
             return;
         }
         if (holding.grant.endsWithTransaction() && holding.isUsable()) {
-            backend.run(() -> backend.provider.beforeCompletion(holding.grant),
-                    "free '" + holding.state.name + "' before commit");
+            backend.run(() -> backend.provider.beforeCompletion(holding.grant), "free", holding.state.name,
+                    " before commit");
         }
     }
 

@@ -22,11 +22,14 @@ final class Lease {
     /** When the lease counted now started (System.nanoTime): the start of the attempt, or of the last renewal. */
     private long startNanos;
     private long expiresAtNanos;
-    private Instant expiresAt;
+    /** The end on the wall clock is {@code endFrom} plus {@code endAfter}, added up only when asked for. */
+    private Instant endFrom;
+    private Duration endAfter;
     /** The end no lease may pass, once a shortening renewal went unanswered. */
     private boolean capped;
     private long capNanos;
-    private Instant capAt;
+    private Instant capFrom;
+    private Duration capAfter;
     /** Renewals sent to the backend and not answered yet (background, or extend). */
     private int renewing;
     /** When the next background renewal is due (System.nanoTime). */
@@ -44,7 +47,7 @@ final class Lease {
         this.renews = renews;
         this.lease = lease;
         if (limited) {
-            restart(startNanos, wallStart, lease);
+            count(startNanos, wallStart, lease);
         }
     }
 
@@ -66,13 +69,20 @@ final class Lease {
      * or sooner if the call took so long that less than two thirds remain.
      */
     synchronized void restart(long startNanos, Instant wallStart, Duration lease) {
+        count(startNanos, wallStart, lease);
+    }
+
+    /** {@link #restart}, for the constructor (no other thread sees this lease yet) and with this lease's monitor held. */
+    private void count(long startNanos, Instant wallStart, Duration lease) {
         this.lease = lease;
         this.startNanos = startNanos;
         this.expiresAtNanos = startNanos + lease.toNanos();
-        this.expiresAt = wallStart.plus(lease);
+        this.endFrom = wallStart;
+        this.endAfter = lease;
         if (capped && capNanos - expiresAtNanos < 0) {
             this.expiresAtNanos = capNanos;
-            this.expiresAt = capAt;
+            this.endFrom = capFrom;
+            this.endAfter = capAfter;
         }
         long now = System.nanoTime();
         long every = Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease.toNanos() / 3);
@@ -94,7 +104,8 @@ final class Lease {
         }
         this.startNanos = startNanos;
         this.expiresAtNanos = end;
-        this.expiresAt = wallStart.plus(lease);
+        this.endFrom = wallStart;
+        this.endAfter = lease;
         long now = System.nanoTime();
         this.renewAtNanos = Math.min(renewAtNanos, now + Math.max(0, (end - now) / 2));
         return true;
@@ -110,11 +121,13 @@ final class Lease {
         if (!capped || end - capNanos < 0) {
             capped = true;
             capNanos = end;
-            capAt = wallStart.plus(lease);
+            capFrom = wallStart;
+            capAfter = lease;
         }
         if (capNanos - expiresAtNanos < 0) {
             expiresAtNanos = capNanos;
-            expiresAt = capAt;
+            endFrom = capFrom;
+            endAfter = capAfter;
         }
     }
 
@@ -124,7 +137,7 @@ final class Lease {
 
     /** @return when the lease ends on the wall clock, or null if it does not bound the holding */
     synchronized Instant expiresAt() {
-        return limited ? expiresAt : null;
+        return limited ? endFrom.plus(endAfter) : null;
     }
 
     /** @return whether the lease bounds the holding and has run out on this JVM's clock at {@code now} */

@@ -72,7 +72,7 @@ final class LeaseKeeper {
     private void confirmLateGrant(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
-        renewInBackend(holding, lease, "renew '" + holding.state.name + "' after a wait longer than its lease");
+        renewInBackend(holding, lease, " after a wait longer than its lease");
         holding.lease.restart(start, wallStart, lease);
     }
 
@@ -170,7 +170,7 @@ final class LeaseKeeper {
             arm(holding);
         }
         try {
-            renewInBackend(holding, lease, "renew '" + holding.state.name + "'");
+            renewInBackend(holding, lease, "");
         } catch (LockNotHeldException e) {
             holding.lease.renewalEnded();
             losses.lose(holding, Lost.RENEWAL_REFUSED, "renewal refused: " + e.getMessage());
@@ -190,10 +190,10 @@ final class LeaseKeeper {
         }
     }
 
-    /** The one call of {@link io.txlock.spi.LockProvider#renew}, counted by its outcome. */
-    private void renewInBackend(Holding holding, Duration lease, String what) {
+    /** The one call of {@link io.txlock.spi.LockProvider#renew}, counted by its outcome; {@code tail} ends its error. */
+    private void renewInBackend(Holding holding, Duration lease, String tail) {
         try {
-            backend.run(() -> backend.provider.renew(holding.grant, lease), what);
+            backend.run(() -> backend.provider.renew(holding.grant, lease), "renew", holding.state.name, tail);
         } catch (LockNotHeldException e) {
             failures.increment();
             metrics.renewal(Renewal.REFUSED);

@@ -4,6 +4,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -38,10 +39,12 @@ final class LeaseTimers {
         this.runner = runner;
     }
 
-    /** A task due at a time; {@link #cancel()} before then and it never runs. */
+    /** A task due at a time; {@link #cancel()} before then and it never runs. Equal only to itself. */
     final class Due {
         private final long atNanos;
         private final Runnable task;
+        /** A random hash, drawn once: cheaper than the identity hash, which the JVM writes into the object's header. */
+        private final int hash = ThreadLocalRandom.current().nextInt();
 
         private Due(long atNanos, Runnable task) {
             this.atNanos = atNanos;
@@ -50,6 +53,16 @@ final class LeaseTimers {
 
         void cancel() {
             pending.remove(this);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
         }
     }
 

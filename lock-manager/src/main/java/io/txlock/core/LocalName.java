@@ -17,7 +17,8 @@ final class LocalName {
     final String name;
     final ReentrantLock mutex = new ReentrantLock();
     private final LockMetrics metrics;
-    private final ArrayDeque<Contender> queue = new ArrayDeque<>();
+    /** Mostly one contender at a time, the holder's: it grows when more wait. */
+    private final ArrayDeque<Contender> queue = new ArrayDeque<>(2);
     Holding holding;
     private AutoCloseable subscription;
     /** The provider offered no wake-up hint. */

@@ -4,53 +4,59 @@ import io.txlock.spi.LockProvider;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The names this manager holds or waits for, each kept by the references of its holding and its waiters and dropped
  * with the last, and their wake-up subscriptions ({@link LockProvider#subscribe}). The map guards each name's
- * reference count (changed only inside its {@code compute}); all else of a name is guarded by its mutex
- * ({@link LocalName}).
+ * reference count (changed only inside its {@code compute}, which may run with the name's mutex held, never the other
+ * way round); all else of a name is guarded by its mutex ({@link LocalName}).
  */
 final class LocalNames {
 
     private static final Logger log = LoggerFactory.getLogger(LocalNames.class);
 
+    /** Gives back one reference (the caller holds one, so the name maps to its state), dropping the name with the last. */
+    private static final BiFunction<String, LocalName, LocalName> UNREF_ONE = (name, state) -> --state.refs == 0 ? null : state;
+
     private final ConcurrentHashMap<String, LocalName> names = new ConcurrentHashMap<>();
     private final LockProvider provider;
     private final LockMetrics metrics;
+    /** Takes one more reference, making the name's state if there is none: one function, not one per call. */
+    private final BiFunction<String, LocalName, LocalName> refOne;
 
     LocalNames(LockProvider provider, LockMetrics metrics) {
         this.provider = provider;
         this.metrics = metrics;
+        this.refOne = (name, state) -> {
+            LocalName s = state != null ? state : new LocalName(name, this.metrics);
+            s.refs++;
+            return s;
+        };
     }
 
     /** @return the name's state, with one more reference the caller must give back through {@link #unref} */
     LocalName ref(String name) {
-        return names.compute(name, (k, state) -> {
-            LocalName s = state != null ? state : new LocalName(k, metrics);
-            s.refs++;
-            return s;
-        });
+        return names.compute(name, refOne);
     }
 
     /** Gives back one reference; the last one drops the name and closes its subscription. */
     void unref(LocalName state) {
-        boolean[] removed = {false};
-        names.computeIfPresent(state.name, (k, s) -> {
-            if (s != state) {
-                return s;
-            }
-            if (--s.refs == 0) {
-                removed[0] = true;
-                return null;
-            }
-            return s;
-        });
-        if (removed[0]) {
+        if (names.computeIfPresent(state.name, UNREF_ONE) == null) {
             closeSubscription(state);
         }
+    }
+
+    /**
+     * With the name's mutex held: gives back one reference, as {@link #unref} does, but leaves the subscription of the
+     * last one to the caller, who closes it (with {@link #closeQuietly}) once the mutex is released.
+     *
+     * @return the subscription of a name this dropped, or null
+     */
+    AutoCloseable unrefHeld(LocalName state) {
+        return names.computeIfPresent(state.name, UNREF_ONE) == null ? state.takeSubscription() : null;
     }
 
     /** @return the name's state if someone holds or waits for it, else null */
@@ -140,7 +146,7 @@ final class LocalNames {
         }
     }
 
-    private static void closeQuietly(AutoCloseable c) {
+    static void closeQuietly(AutoCloseable c) {
         try {
             c.close();
         } catch (Exception e) {
