@@ -1,7 +1,6 @@
 package io.txlock.zookeeper;
 
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * paused longer than the timeout finds, on resuming, that the last answer is too old, before Curator has had a
  * chance to report the expired session.
  */
-final class SessionClock implements AutoCloseable {
+final class SessionClock {
 
     private static final Logger log = LoggerFactory.getLogger(SessionClock.class);
     private static final long MIN_PROBE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
@@ -41,17 +40,12 @@ final class SessionClock implements AutoCloseable {
     /**
      * @param client the provider's Curator client
      * @param needed whether probes are needed now (some grant is held)
+     * @param probes where the probes run, until it is shut down
      */
-    SessionClock(CuratorFramework client, BooleanSupplier needed) {
+    SessionClock(CuratorFramework client, BooleanSupplier needed, ScheduledExecutorService probes) {
         this.client = client;
         this.needed = needed;
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "txlock-zookeeper-session-clock");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.setRemoveOnCancelPolicy(true);
-        this.probes = executor;
+        this.probes = probes;
         schedule(0);
     }
 
@@ -117,10 +111,5 @@ final class SessionClock implements AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException closed) {
             // the provider closed
         }
-    }
-
-    @Override
-    public void close() {
-        probes.shutdownNow();
     }
 }

@@ -12,6 +12,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
@@ -67,6 +69,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
     private final CuratorFramework client;
     private final String basePath;
     private final boolean closeClient;
+    private final ScheduledExecutorService timer;
     private final SessionGuard sessions;
     private final SessionClock clock;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -75,8 +78,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
         this.client = builder.client;
         this.basePath = builder.basePath;
         this.closeClient = builder.closeClient;
-        this.sessions = new SessionGuard(client);
-        this.clock = new SessionClock(client, sessions::following);
+        this.timer = newTimer();
+        this.sessions = new SessionGuard(client, timer, builder.watchAfter);
+        this.clock = new SessionClock(client, sessions::following, timer);
         client.getConnectionStateListenable().addListener(sessions);
     }
 
@@ -236,7 +240,8 @@ public final class ZooKeeperLockProvider implements LockProvider {
     /**
      * @return listing of the lock nodes under the base path (each name read as {@link #inspect} reads it), and forced
      *     release that deletes the holder's node if its {@code czxid} is the given token: a node's path is never
-     *     reused, so it deletes only that grant. The holder's watch on its node reports the loss at once.
+     *     reused, so it deletes only that grant. The holder's watch on its node reports the loss (a grant's node is
+     *     watched once the grant is 50 ms old, so a younger grant learns of it when it is that old).
      */
     @Override
     public Optional<io.txlock.spi.LockAdministration> administration() {
@@ -300,7 +305,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
             return;
         }
         client.getConnectionStateListenable().removeListener(sessions);
-        clock.close();
+        timer.shutdownNow();
         for (ZooKeeperGrant g : sessions.untrackAll()) {
             g.listener().lost("the ZooKeeper lock provider was closed");
             try {
@@ -426,6 +431,17 @@ public final class ZooKeeperLockProvider implements LockProvider {
         }
     }
 
+    /** The provider's one thread: the session clock's probes and the watches of grants held a while. */
+    private static ScheduledExecutorService newTimer() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "txlock-zookeeper-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
+
     private static long nanos(Duration d) {
         return d.compareTo(Duration.ofNanos(FOREVER_NANOS)) >= 0 ? FOREVER_NANOS : Math.max(0, d.toNanos());
     }
@@ -435,6 +451,7 @@ public final class ZooKeeperLockProvider implements LockProvider {
         private final CuratorFramework client;
         private String basePath = "/txlock";
         private boolean closeClient;
+        private Duration watchAfter = SessionGuard.WATCH_AFTER;
 
         private Builder(CuratorFramework client) {
             if (client == null) {
@@ -481,6 +498,12 @@ public final class ZooKeeperLockProvider implements LockProvider {
          */
         public Builder closeClient(boolean closeClient) {
             this.closeClient = closeClient;
+            return this;
+        }
+
+        /** Tests: how old a grant is when its node gets its watch ({@link SessionGuard#WATCH_AFTER} by default). */
+        Builder watchAfter(Duration watchAfter) {
+            this.watchAfter = watchAfter;
             return this;
         }
 
