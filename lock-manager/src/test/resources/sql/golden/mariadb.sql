@@ -173,3 +173,17 @@ SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LA
   owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
   expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+
+-- takeOverUnqueued (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+  owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+  expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))
+  AND (IS_FREE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(name AS BINARY), CHAR(0), 'queue'), 256)) = 1 OR IS_USED_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(name AS BINARY), CHAR(0), 'queue'), 256)) = CONNECTION_ID());
+
+-- takeOverUnqueued (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+  owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+  expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))
+  AND (IS_FREE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(name AS BINARY), CHAR(0), 'queue'), 256)) = 1 OR IS_USED_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(name AS BINARY), CHAR(0), 'queue'), 256)) = CONNECTION_ID());

@@ -224,3 +224,19 @@ UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD
 FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
 WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
 RETURNING version;
+
+-- takeOverUnqueued (wait 0 ms)
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
+WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp()) AND pg_try_advisory_xact_lock(hashtextextended(name, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)))
+RETURNING version;
+
+-- takeOverUnqueued (wait 1500 ms)
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp()) AND pg_try_advisory_xact_lock(hashtextextended(name, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)))
+RETURNING version;

@@ -239,6 +239,17 @@ final class MariaDbStatements extends InnoDbStatements {
         return "SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.{table}:', CAST(" + name + " AS BINARY), CHAR(0), 'queue'), 256)";
     }
 
+    /** The compare-and-set gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */
+    @Override
+    String takeOverUnqueued(Duration wait) {
+        return waiting(wait, """
+                UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
+                  owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+                  expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))
+                  AND (IS_FREE_LOCK(%1$s) = 1 OR IS_USED_LOCK(%1$s) = CONNECTION_ID())""".formatted(queueKey("name")));
+    }
+
     @Override
     String queueLock(Duration wait) {
         long millis = Math.max(0, waitMillis(wait));

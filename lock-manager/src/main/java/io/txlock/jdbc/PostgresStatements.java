@@ -369,6 +369,21 @@ final class PostgresStatements extends Statements {
         return "hashtextextended(" + name + ", CAST(CAST(CAST('{table}' AS regclass) AS oid) AS bigint))";
     }
 
+    /**
+     * The compare-and-set gated as {@link #selectStateUnqueued()}: the queue is free when the statement can take its
+     * key for its own transaction.
+     */
+    @Override
+    String takeOverUnqueued(Duration wait) {
+        return waiting(wait, """
+                UPDATE {table} SET version = nextval('{table}_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+                  hold_count = 1, acquired_at = clock_timestamp(),
+                  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
+                WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp()) AND pg_try_advisory_xact_lock(%s)
+                RETURNING version""".formatted(queueKey("name")));
+    }
+
     /** A session advisory lock on the queue key, waiting up to {@code lock_timeout}; returns the channel name. */
     @Override
     String queueLock(Duration wait) {

@@ -312,6 +312,15 @@ abstract class Statements {
     }
 
     /**
+     * @return {@link #takeOver} as an attempt outside the name's queue runs it: it changes nothing while another session
+     *     queues for the name (the gate of {@link #selectStateUnqueued()}), so nobody takes a row past the queue; null
+     *     where waiters do not queue; parameters as {@code takeOver}'s
+     */
+    String takeOverUnqueued(Duration wait) {
+        return null;
+    }
+
+    /**
      * @param release a row strategy's release ({@link #free()} or {@link #delete()})
      * @return the release that also wakes the head of the name's queue (notifies its channel) where the dialect can:
      *     a query for the number of rows released; parameters as {@code release}'s. Null where nothing wakes the head
@@ -442,7 +451,9 @@ abstract class Statements {
      * @return the grant's token, or empty if the row is held (or missing)
      */
     final OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
-        OptionalLong won = tokened(s, takeOver(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
+        String unqueued = queueGate && !r.transactional() ? takeOverUnqueued(r.maxBlock()) : null;
+        String takeOver = unqueued != null ? unqueued : takeOver(r.maxBlock());
+        OptionalLong won = tokened(s, takeOver, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
         return won.isPresent() && !takeOverDrawsTokenUnderRowLock() ? retoken(s, r.name(), won.getAsLong()) : won;
     }
 

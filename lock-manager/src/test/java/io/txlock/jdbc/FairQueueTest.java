@@ -161,6 +161,35 @@ class FairQueueTest {
         }
     }
 
+    /**
+     * An attempt outside the queue does not take a free row while another session queues for the name: without the
+     * gate in the compare-and-set, a node that was not waiting would take the lock past every queued waiter in the gap
+     * between a queued holder's release of the row and of its queue lock.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("queueingDatabases")
+    void nobodyTakesTheRowPastTheQueue(TestDatabase.Kind kind) throws Exception {
+        try (TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock");
+                Nodes nodes = new Nodes(db, Strategy.OPTIMISTIC_VERSION);
+                java.sql.Connection queued = db.dataSource().getConnection()) {
+            nodes.manager(0).acquire("gate", WAIT).release();
+            Statements st = Statements.of(db.dialect(), "method_lock");
+            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueLock(Duration.ofSeconds(5)), "gate");
+                    java.sql.ResultSet rs = ps.executeQuery()) {
+                assertThat(rs.next() && rs.getString(1) != null).as("the queue lock taken").isTrue();
+            }
+            assertThat(nodes.manager(1).tryAcquire("gate")).as("a try while another session queues for the free row").isEmpty();
+            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueUnlock(), "gate")) {
+                ps.execute();
+            }
+            assertThat(nodes.manager(1).tryAcquire("gate")).as("a try once the queue is empty").hasValueSatisfying(LockHandle::release);
+        }
+    }
+
+    static Stream<TestDatabase.Kind> queueingDatabases() {
+        return Stream.of(TestDatabase.Kind.POSTGRESQL, TestDatabase.Kind.MARIADB);
+    }
+
     private static int[] statementsDuringHold(Nodes nodes, int from, int to) throws InterruptedException {
         int[] before = new int[to - from];
         for (int i = from; i < to; i++) {
