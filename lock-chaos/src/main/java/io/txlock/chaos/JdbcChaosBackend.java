@@ -17,7 +17,7 @@ import java.util.List;
  * The database backends: the lock table on a private server, each strategy of the JDBC provider, and a crash and
  * restart of the server as backend fault. Holder configuration: {@code <jdbc url> <strategy>}.
  */
-abstract class JdbcChaosBackend implements ChaosBackend {
+abstract class JdbcChaosBackend implements ServerFaults {
 
     static final String TABLE = "chaos_lock";
 
@@ -79,14 +79,8 @@ abstract class JdbcChaosBackend implements ChaosBackend {
     }
 
     @Override
-    public List<FaultKind> backendFaults() {
-        return List.of(FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
-    }
-
-    @Override
-    public String inject(FaultKind fault, Duration lease) throws InterruptedException {
-        ServerFaults.inject(server.process(), fault, lease);
-        return name();
+    public PrivateServer server() {
+        return server;
     }
 
     /**

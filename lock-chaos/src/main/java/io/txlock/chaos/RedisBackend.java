@@ -1,8 +1,8 @@
 package io.txlock.chaos;
 
 import io.txlock.redis.RedisLockProvider;
-import io.txlock.servers.Os;
 import io.txlock.servers.PrivateRedis;
+import io.txlock.servers.PrivateServer;
 import io.txlock.spi.LockProvider;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +15,7 @@ import redis.clients.jedis.JedisClientConfig;
  * Redis, one master: a private {@code redis-server} without persistence, killed with {@code kill -9} and started
  * again empty. Holder configuration: {@code <host:port> <key prefix>}.
  */
-final class RedisBackend implements ChaosBackend {
+final class RedisBackend implements ServerFaults {
 
     private int port;
     private PrivateRedis server;
@@ -56,14 +56,8 @@ final class RedisBackend implements ChaosBackend {
     }
 
     @Override
-    public List<FaultKind> backendFaults() {
-        return List.of(FaultKind.RESTART_SERVER, FaultKind.PAUSE_SERVER);
-    }
-
-    @Override
-    public String inject(FaultKind fault, Duration lease) throws InterruptedException {
-        ServerFaults.inject(server.process(), fault, lease);
-        return "port " + port;
+    public PrivateServer server() {
+        return server;
     }
 
     /**

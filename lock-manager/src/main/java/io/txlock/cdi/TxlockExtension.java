@@ -26,6 +26,10 @@ public class TxlockExtension implements Extension {
     private final List<String> problems = new ArrayList<>();
     private final List<String> lockedElements = new ArrayList<>();
 
+    /** For CDI, which finds the extension through {@code ServiceLoader}. */
+    public TxlockExtension() {
+    }
+
     void registerInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
         event.addAnnotatedType(beanManager.createAnnotatedType(LockedInterceptor.class), LockedInterceptor.class.getName());
     }

@@ -21,10 +21,10 @@ public final class LockTableReaper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockTableReaper.class);
 
     /** The default period of a provider's reaper. */
-    public static final Duration DEFAULT_PERIOD = Duration.ofMinutes(1);
+    static final Duration DEFAULT_PERIOD = Duration.ofMinutes(1);
 
     /** The default number of rows a reaper deletes per transaction. */
-    public static final int DEFAULT_BATCH = 500;
+    static final int DEFAULT_BATCH = 500;
 
     private final ScheduledExecutorService thread;
 
@@ -71,7 +71,7 @@ public final class LockTableReaper implements AutoCloseable {
      * @return {@code period}
      * @throws IllegalArgumentException unless it is zero (no reaper) or from 1 ms to 365 days
      */
-    public static Duration validPeriod(Duration period) {
+    static Duration validPeriod(Duration period) {
         if (period == null || period.isNegative() || !period.isZero() && period.compareTo(Duration.ofMillis(1)) < 0
                 || period.compareTo(Duration.ofDays(365)) > 0) {
             throw new IllegalArgumentException("reaperPeriod must be zero (no reaper) or from 1 ms to 365 days, was " + period);
@@ -84,7 +84,7 @@ public final class LockTableReaper implements AutoCloseable {
      * @return {@code batch}
      * @throws IllegalArgumentException unless it is from 1 to 100000
      */
-    public static int validBatch(int batch) {
+    static int validBatch(int batch) {
         if (batch < 1 || batch > 100_000) {
             throw new IllegalArgumentException("reaperBatchSize must be between 1 and 100000, was " + batch);
         }

@@ -135,15 +135,6 @@ public final class LockTableSql {
     public record Savepoint(String open, String release, String rollback) {
     }
 
-    /**
-     * @param table a lock table's name
-     * @return {@code table}
-     * @throws IllegalArgumentException unless it is a plain identifier (letters, digits, _; at most 48 characters)
-     */
-    public static String validTable(String table) {
-        return JdbcLockProvider.validTable(table);
-    }
-
     /** A query for the database's version where JDBC metadata is not at hand: PostgreSQL, MySQL and MariaDB answer it. */
     public static final String VERSION_QUERY = "SELECT version()";
 

@@ -16,6 +16,10 @@ public class LocalTransaction implements CallerTransaction {
     private final List<Consumer<Boolean>> after = new ArrayList<>();
     private volatile boolean rollbackOnly;
 
+    /** A transaction with nothing registered yet. */
+    public LocalTransaction() {
+    }
+
     /** @return this object: each local transaction is its own key */
     @Override
     public Object key() {

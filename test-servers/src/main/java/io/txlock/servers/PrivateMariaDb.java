@@ -11,14 +11,10 @@ import java.util.List;
  * A MariaDB server of a test's own: {@code mariadb-install-db} under target/, {@code mariadbd} on a free loopback
  * port without grant tables (root, no password). A crash is {@code kill -9}; InnoDB recovers on the next start.
  */
-public final class PrivateMariaDb implements PrivateServer {
-
-    private final int port;
-    private final ServerProcess server;
+public final class PrivateMariaDb extends PortServer {
 
     private PrivateMariaDb(int port, ServerProcess server) {
-        this.port = port;
-        this.server = server;
+        super(port, server);
     }
 
     /**
@@ -62,16 +58,6 @@ public final class PrivateMariaDb implements PrivateServer {
      * @return its JDBC URL, user root without password
      */
     public String url(String database) {
-        return url(port, database);
-    }
-
-    @Override
-    public ServerProcess process() {
-        return server;
-    }
-
-    @Override
-    public void close() {
-        server.close();
+        return url(port(), database);
     }
 }

@@ -16,15 +16,12 @@ import java.util.stream.Stream;
  * no Unix socket (its path could be too long), run as the {@code postgres} user when the build runs as root. A crash
  * is an immediate shutdown ({@code SIGQUIT} to the postmaster): connections drop at once, the next start recovers.
  */
-public final class PrivatePostgres implements PrivateServer {
+public final class PrivatePostgres extends PortServer {
 
-    private final int port;
-    private final ServerProcess server;
     private final Path temporary;
 
     private PrivatePostgres(int port, ServerProcess server, Path temporary) {
-        this.port = port;
-        this.server = server;
+        super(port, server);
         this.temporary = temporary;
     }
 
@@ -75,17 +72,12 @@ public final class PrivatePostgres implements PrivateServer {
 
     /** @return the JDBC URL of its {@code postgres} database, user {@code postgres} */
     public String url() {
-        return url(port);
-    }
-
-    @Override
-    public ServerProcess process() {
-        return server;
+        return url(port());
     }
 
     @Override
     public void close() {
-        server.close();
+        super.close();
         if (temporary != null) {
             Os.deleteTree(temporary);
         }

@@ -17,14 +17,10 @@ import java.util.function.IntFunction;
  * A {@code redis-server} of a test's own on a free loopback port, without persistence: a crash ({@code kill -9})
  * loses everything it held, and it starts again empty on the same port.
  */
-public final class PrivateRedis implements PrivateServer {
-
-    private final int port;
-    private final ServerProcess server;
+public final class PrivateRedis extends PortServer {
 
     private PrivateRedis(int port, ServerProcess server) {
-        this.port = port;
-        this.server = server;
+        super(port, server);
     }
 
     /**
@@ -74,25 +70,5 @@ public final class PrivateRedis implements PrivateServer {
                 return new String(reply, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
             }
         };
-    }
-
-    /** @return its port on 127.0.0.1 */
-    public int port() {
-        return port;
-    }
-
-    @Override
-    public ServerProcess process() {
-        return server;
-    }
-
-    @Override
-    public void close() {
-        server.close();
-    }
-
-    @Override
-    public String toString() {
-        return server.toString();
     }
 }

@@ -1,0 +1,37 @@
+/**
+ * txlock: the API ({@code io.txlock}), the SPI for backends and transaction managers ({@code io.txlock.spi}), and
+ * the providers and integrations of this artifact. {@code io.txlock.core} is exported for its few public types: what
+ * the API names ({@code LockMetrics}), the facade under {@code LockManager} and the lock-name rules; its other types
+ * are package-private. Jakarta EE, JPA ({@code io.txlock.entity}) and Micrometer are optional: needed only by the
+ * packages that use them, whose users require those modules themselves.
+ */
+@SuppressWarnings("requires-automatic")
+module io.txlock {
+    requires transitive java.sql;
+    requires java.naming;
+    requires org.slf4j;
+    requires static io.txlock.entity;
+    requires static jakarta.annotation;
+    requires static jakarta.cdi;
+    requires static jakarta.inject;
+    requires static jakarta.interceptor;
+    requires static jakarta.persistence;
+    requires static jakarta.transaction;
+    requires static micrometer.core;
+    requires static micrometer.observation;
+
+    exports io.txlock;
+    exports io.txlock.spi;
+    exports io.txlock.core;
+    exports io.txlock.jdbc;
+    exports io.txlock.jpa;
+    exports io.txlock.jta;
+    exports io.txlock.cdi;
+    exports io.txlock.micrometer;
+
+    uses io.txlock.spi.TransactionSupport;
+
+    // the CDI extension is found through META-INF/services on the class path, where CDI containers run: a module
+    // cannot provide a service of a module it only optionally reads
+    provides io.txlock.spi.TransactionSupport with io.txlock.jta.JtaTransactionSupport;
+}
