@@ -1,6 +1,5 @@
 package io.txlock.jmh;
 
-import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.spi.LockRequest;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,9 +76,7 @@ public class EightNames {
      */
     @Benchmark
     public long txlock(Name name) {
-        try (LockHandle handle = manager.acquire(name.name)) {
-            return handle.fencingToken();
-        }
+        return Fixture.cycle(manager, name.name);
     }
 
     /**

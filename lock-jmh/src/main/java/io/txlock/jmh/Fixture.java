@@ -1,5 +1,6 @@
 package io.txlock.jmh;
 
+import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
@@ -30,6 +31,13 @@ final class Fixture {
     static LockRequest request(String name, int thread) {
         return new LockRequest(name, new LockOwner("jmh", "floor", "t" + thread), OPTIONS.lease(), Duration.ZERO, false,
                 GrantListener.NONE);
+    }
+
+    /** @return the token of one acquire and release of {@code name} through txlock, for the blackhole */
+    static long cycle(LockManager manager, String name) {
+        try (LockHandle handle = manager.acquire(name)) {
+            return handle.fencingToken();
+        }
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.txlock.jmh;
 
-import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -49,9 +48,7 @@ public class OneName {
     /** @return the token of one acquire and release through txlock */
     @Benchmark
     public long txlock() {
-        try (LockHandle handle = manager.acquire("one-name")) {
-            return handle.fencingToken();
-        }
+        return Fixture.cycle(manager, "one-name");
     }
 
     /** @return the hold count inside one lock and unlock of a fair {@link ReentrantLock} */

@@ -1,6 +1,5 @@
 package io.txlock.jmh;
 
-import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.spi.LockRequest;
 import java.util.concurrent.TimeUnit;
@@ -53,9 +52,7 @@ public class Uncontended {
     /** @return the token of one acquire and release through txlock */
     @Benchmark
     public long txlock() {
-        try (LockHandle handle = manager.acquire("uncontended")) {
-            return handle.fencingToken();
-        }
+        return Fixture.cycle(manager, "uncontended");
     }
 
     /** @return the token of the provider's bare take and give back */
