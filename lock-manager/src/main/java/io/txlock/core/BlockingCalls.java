@@ -86,6 +86,7 @@ final class BlockingCalls {
         private final int hash = ThreadLocalRandom.current().nextInt();
         private volatile Runnable action;
         private volatile boolean cancelled;
+        private volatile boolean abandoned;
 
         private Call(Thread caller, boolean interruptible) {
             this.caller = caller;
@@ -117,6 +118,17 @@ final class BlockingCalls {
         @Override
         public boolean equals(Object o) {
             return this == o;
+        }
+
+        /** Cancels the attempt because its caller gave up on it (cancelled its future): no thread is interrupted. */
+        void abandon() {
+            abandoned = true;
+            cancel();
+        }
+
+        /** @return whether the attempt was cancelled because its caller gave up on it */
+        boolean abandoned() {
+            return abandoned;
         }
 
         /** @return whether the attempt's caller was interrupted (and so the attempt cancelled, or to be) */

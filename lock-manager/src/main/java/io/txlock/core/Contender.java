@@ -8,6 +8,7 @@ import io.txlock.spi.Grant;
 import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CancellationException;
 
 /**
  * One caller's acquire of one name: the one attempt step of every acquire, as a state machine that a driver runs,
@@ -22,7 +23,8 @@ import java.time.Instant;
  *
  * <p>It is its turn when it heads its name's local queue and no local owner holds the name: only then does it talk
  * to the backend. A grant that arrives once it was abandoned (an async caller cancelled), or for an attempt that
- * was cancelled (its caller interrupted, the manager closed), is given back.
+ * was cancelled (its caller interrupted, the manager closed), is given back. Abandoning it while it attempts
+ * cancels the attempt, so that one blocked in the backend ends without sitting out the rest of its wait.
  *
  * <p>Guards: its state, {@code woken} and {@code pauseUntil} are guarded by its name's mutex ({@link LocalName}).
  * It holds one reference to its name from its creation until it is GRANTED (the reference passes to the holding, or
@@ -81,6 +83,8 @@ final class Contender {
     /** {@link System#nanoTime()} before which it pauses, unless woken. */
     private long pauseUntil;
     private Handle handle;
+    /** The cancellation of the attempt that runs now, if any: an abandon cancels it (written by the attempting step). */
+    private volatile BlockingCalls.Call inFlight;
 
     /**
      * @param name the name, with a reference for this contender
@@ -204,6 +208,7 @@ final class Contender {
             Instant wallStart = Instant.now();
             GrantEvents events = new GrantEvents(context.holdings());
             BlockingCalls.Call call = context.blocking().start(interruptible);
+            inFlight = call;
             Attempt attempt = send(request(start, events, call), call);
             if (attempt.isGranted()) {
                 return install(attempt.grant(), start, wallStart, events);
@@ -212,6 +217,8 @@ final class Contender {
         } catch (RuntimeException | Error e) {
             abandon();
             throw e;
+        } finally {
+            inFlight = null;
         }
     }
 
@@ -231,16 +238,16 @@ final class Contender {
             attempt = context.backend().call(() -> context.backend().provider.tryAcquire(request), "acquire", request.name());
         } catch (RuntimeException e) {
             if (cancelled(call)) {
-                throw cancellation(e);
+                throw cancellation(call, e);
             }
             throw e;
         }
         if (cancelled(call)) {
             if (attempt.isGranted()) {
-                context.backend().giveBack(attempt.grant(),
-                        context.lifecycle().isClosed() ? "lock manager closed" : "caller interrupted");
+                context.backend().giveBack(attempt.grant(), context.lifecycle().isClosed() ? "lock manager closed"
+                        : call.abandoned() ? "acquire cancelled by its caller" : "caller interrupted");
             }
-            throw cancellation(null);
+            throw cancellation(call, null);
         }
         return attempt;
     }
@@ -249,8 +256,13 @@ final class Contender {
         return call.isCancelled() || call.callerInterrupted() || context.lifecycle().isClosed();
     }
 
-    private RuntimeException cancellation(RuntimeException cause) {
+    private RuntimeException cancellation(BlockingCalls.Call call, RuntimeException cause) {
         boolean closed = context.lifecycle().isClosed();
+        if (call.abandoned() && !closed) {
+            CancellationException e = new CancellationException("the acquire of '" + name.name + "' was cancelled by its caller");
+            e.initCause(cause);
+            return e;
+        }
         RuntimeException e = closed ? context.lifecycle().closedError() : interrupted(name.name, cause);
         if (closed && cause != null) {
             e.addSuppressed(cause);
@@ -340,15 +352,20 @@ final class Contender {
 
     /** Timed out, cancelled, failed or closed: leaves the queue and gives back the reference, once. */
     void abandon() {
+        BlockingCalls.Call attempting;
         name.mutex.lock();
         try {
             if (state == State.GRANTED || state == State.ABANDONED) {
                 return;
             }
+            attempting = state == State.ATTEMPTING ? inFlight : null;
             state = State.ABANDONED;
             name.leave(this);
         } finally {
             name.mutex.unlock();
+        }
+        if (attempting != null) {
+            attempting.abandon();
         }
         context.names().unref(name);
     }

@@ -466,6 +466,41 @@ public abstract class LockContractTest implements LateRenewalChecks, AdminChecks
         }
     }
 
+    /**
+     * Cancelling the future of an acquireAsync ends its attempt, also one that blocks in the backend (a row lock, an
+     * advisory lock, a queue): the attempt does not sit out the rest of its wait, holding a connection.
+     */
+    @Test
+    void cancellingAnAsyncAcquireEndsItsAttemptBlockedInTheBackend() throws Exception {
+        String name = name("async-cancel");
+        LockManager holder = manager();
+        CountDownLatch attempting = new CountDownLatch(1);
+        CountDownLatch attemptEnded = new CountDownLatch(1);
+        LockManager waiter = nodeOver(p -> new ForwardingProvider(p) {
+            @Override
+            public Attempt tryAcquire(LockRequest request) {
+                attempting.countDown();
+                try {
+                    return super.tryAcquire(request);
+                } finally {
+                    attemptEnded.countDown();
+                }
+            }
+        });
+        try (LockHandle held = holder.acquire(name)) {
+            CompletableFuture<LockHandle> pending = waiter.acquireAsync(name, LockOptions.defaults().withWait(PATIENCE))
+                    .toCompletableFuture();
+            assertThat(attempting.await(PATIENCE.toMillis(), MILLISECONDS)).as("the async waiter's first attempt started").isTrue();
+            pending.cancel(true);
+            assertThat(attemptEnded.await(SLACK.toMillis(), MILLISECONDS))
+                    .as("the attempt of the cancelled acquireAsync of '%s' (wait %s) ended", name, PATIENCE).isTrue();
+            assertThat(held.isValid()).as("the holder's handle").isTrue();
+        }
+        try (LockHandle next = waiter.acquire(name, LockOptions.defaults().withWait(PATIENCE))) {
+            assertThat(next.isValid()).as("the cancelled waiter's node acquires once the holder released").isTrue();
+        }
+    }
+
     @Test
     void asyncAcquireWithAShortWaitFailsWithTimeout() throws Exception {
         String name = name("async-timeout");
