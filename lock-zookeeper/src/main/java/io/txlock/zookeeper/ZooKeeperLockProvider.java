@@ -4,6 +4,7 @@ import io.txlock.LockBackendException;
 import io.txlock.LockInfo;
 import io.txlock.LockNotHeldException;
 import io.txlock.spi.Attempt;
+import io.txlock.spi.Cancellation;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
@@ -154,10 +155,10 @@ public final class ZooKeeperLockProvider implements LockProvider {
                     return Attempt.granted(grant);
                 }
                 long left = deadline - System.nanoTime();
-                if (left <= 0) {
+                if (left <= 0 || request.cancellation().isCancelled()) {
                     return Attempt.held();
                 }
-                awaitDeletion(watching, ZKPaths.makePath(parent, queue.get(place - 1)), left);
+                awaitDeletion(watching, ZKPaths.makePath(parent, queue.get(place - 1)), left, request.cancellation());
             }
         } finally {
             watching.removeWatchers();
@@ -367,9 +368,9 @@ public final class ZooKeeperLockProvider implements LockProvider {
         return call("list " + parent, () -> client.getChildren().forPath(parent));
     }
 
-    /** Waits until the predecessor is gone, a connection event happens, or {@code nanos} pass. */
-    private static void awaitDeletion(WatcherRemoveCuratorFramework watching, String predecessor, long nanos)
-            throws InterruptedException {
+    /** Waits until the predecessor is gone, a connection event happens, the core cancels, or {@code nanos} pass. */
+    private static void awaitDeletion(WatcherRemoveCuratorFramework watching, String predecessor, long nanos,
+            Cancellation cancellation) throws InterruptedException {
         CountDownLatch changed = new CountDownLatch(1);
         try {
             watching.getData().usingWatcher((Watcher) event -> changed.countDown()).forPath(predecessor);
@@ -380,7 +381,12 @@ public final class ZooKeeperLockProvider implements LockProvider {
         } catch (Exception e) {
             throw new LockBackendException("ZooKeeper: could not watch " + predecessor + ": " + e, e);
         }
-        changed.await(nanos, TimeUnit.NANOSECONDS);
+        Cancellation.Registration cancel = cancellation.onCancel(changed::countDown);
+        try {
+            changed.await(nanos, TimeUnit.NANOSECONDS);
+        } finally {
+            cancel.close();
+        }
     }
 
     /** Deletes the node of an attempt that was not granted; an interrupted caller stays interrupted. */
