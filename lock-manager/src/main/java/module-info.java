@@ -1,8 +1,7 @@
 /**
  * txlock: the API ({@code io.txlock}), the SPI for backends and transaction managers ({@code io.txlock.spi}), and
- * the providers and integrations of this artifact. {@code io.txlock.core} is exported for its few public types: what
- * the API names ({@code LockMetrics}), the facade under {@code LockManager} and the lock-name rules; its other types
- * are package-private. Jakarta EE, JPA ({@code io.txlock.entity}) and Micrometer are optional: needed only by the
+ * the providers and integrations of this artifact; the core ({@code io.txlock.core}), the one algorithm behind
+ * {@code LockManager}, is not exported. Jakarta EE, JPA ({@code io.txlock.entity}) and Micrometer are optional: needed only by the
  * packages that use them, whose users require those modules themselves.
  */
 @SuppressWarnings("requires-automatic")
@@ -22,7 +21,6 @@ module io.txlock {
 
     exports io.txlock;
     exports io.txlock.spi;
-    exports io.txlock.core;
     exports io.txlock.jdbc;
     exports io.txlock.jpa;
     exports io.txlock.jta;

@@ -1,7 +1,6 @@
 package io.txlock;
 
 import io.txlock.core.CoreLockManager;
-import io.txlock.core.LockMetrics;
 import io.txlock.spi.LockProvider;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;

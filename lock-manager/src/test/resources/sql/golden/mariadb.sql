@@ -86,6 +86,40 @@ SET STATEMENT max_statement_time = 1.500 FOR INSERT IGNORE INTO method_lock (ver
 SELECT LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
   TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6);
 
+-- insertHeldAndRetoken (wait 0 ms)
+BEGIN NOT ATOMIC
+  DECLARE drawn BIGINT DEFAULT NEXTVAL(method_lock_token_seq);
+  DECLARE granted BIGINT DEFAULT NULL;
+  SET STATEMENT innodb_lock_wait_timeout = 0 FOR
+  INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+  VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+    UTC_TIMESTAMP(6));
+  IF ROW_COUNT() = 1 THEN
+    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)) WHERE name = ? AND version = drawn;
+    IF ROW_COUNT() = 1 THEN
+      SET granted = LAST_INSERT_ID();
+    END IF;
+  END IF;
+  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+END;
+
+-- insertHeldAndRetoken (wait 1500 ms)
+BEGIN NOT ATOMIC
+  DECLARE drawn BIGINT DEFAULT NEXTVAL(method_lock_token_seq);
+  DECLARE granted BIGINT DEFAULT NULL;
+  SET STATEMENT max_statement_time = 1.500 FOR
+  INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+  VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+    UTC_TIMESTAMP(6));
+  IF ROW_COUNT() = 1 THEN
+    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)) WHERE name = ? AND version = drawn;
+    IF ROW_COUNT() = 1 THEN
+      SET granted = LAST_INSERT_ID();
+    END IF;
+  END IF;
+  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+END;
+
 -- inspect
 SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6));

@@ -1,5 +1,6 @@
 package io.txlock.core;
 
+import io.txlock.LockMetrics;
 import io.txlock.spi.GrantListener;
 
 /**

@@ -1,10 +1,11 @@
 package io.txlock.core;
 
 import io.txlock.LockInfo;
+import io.txlock.LockMetrics;
 import io.txlock.LockNotHeldException;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
-import io.txlock.core.LockMetrics.Lost;
+import io.txlock.LockMetrics.Lost;
 import io.txlock.spi.Grant;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,10 +1,11 @@
 package io.txlock.core;
 
 import io.txlock.LockBackendException;
+import io.txlock.LockMetrics;
 import io.txlock.LockNotHeldException;
 import io.txlock.LockOptions;
-import io.txlock.core.LockMetrics.Lost;
-import io.txlock.core.LockMetrics.Renewal;
+import io.txlock.LockMetrics.Lost;
+import io.txlock.LockMetrics.Renewal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,6 @@
 package io.txlock.core;
 
+import io.txlock.LockMetrics;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.ReentrantLock;
 

@@ -10,11 +10,13 @@ import java.util.OptionalLong;
  * computes after it locked the row, and drawing one writes nothing (a token row insert halves what the server can
  * do, measured on MariaDB 10.11). A row-lease statement draws its token in SQL and returns it through
  * {@code LAST_INSERT_ID(…)} ({@link #tokened}), so an uncontended compare-and-set grant ({@link #takeOver}) is one
- * round trip; a grant by insert is two, the insert and its {@link #retoken}. Lock waits are bounded per statement
+ * round trip; so is a grant by insert, the insert and its {@link #retoken} in one compound statement
+ * ({@link #insertHeldAndRetoken}). Lock waits are bounded per statement
  * and to the millisecond by {@code SET STATEMENT max_statement_time = … FOR …} ({@code innodb_lock_wait_timeout = 0}
  * for "do not wait"), so no session setting is ever changed ({@link #waiting}).
  */
 final class MariaDbStatements extends InnoDbStatements {
+
 
     MariaDbStatements(String table) {
         super(table);
@@ -66,6 +68,44 @@ final class MariaDbStatements extends InnoDbStatements {
         return waiting(wait, """
                 INSERT IGNORE INTO {table} (version, name, state, hold_count, expires_at, updated_at)
                 SELECT LAST_INSERT_ID(NEXTVAL({table}_token_seq)), ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6)""");
+    }
+
+    /**
+     * {@link #insertHeld} and its {@link #retoken} in one compound statement, so a grant by insert is one round trip:
+     * the insert's token, drawn before it found the name free, is replaced by one drawn while the statement holds the
+     * inserted row. The server refuses a compound statement as a server-side prepared statement; MariaDB Connector/J and
+     * MySQL Connector/J send it as text all the same when set to prepare on the server ({@code useServerPrepStmts},
+     * {@code RowLeaseRoundTripsTest}). JPA's native queries run the two statements one by one.
+     *
+     * @return a query for the grant's token, no row if the name has a row; parameters: name, owner host, owner id,
+     *     lease in milliseconds, name
+     */
+    String insertHeldAndRetoken(Duration wait) {
+        return sql("""
+                BEGIN NOT ATOMIC
+                  DECLARE drawn BIGINT DEFAULT NEXTVAL({table}_token_seq);
+                  DECLARE granted BIGINT DEFAULT NULL;
+                  SET STATEMENT %s FOR
+                  INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                  VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                    UTC_TIMESTAMP(6));
+                  IF ROW_COUNT() = 1 THEN
+                    UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)) WHERE name = ? AND version = drawn;
+                    IF ROW_COUNT() = 1 THEN
+                      SET granted = LAST_INSERT_ID();
+                    END IF;
+                  END IF;
+                  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+                END""".formatted(bound(wait)));
+    }
+
+    @Override
+    OptionalLong insertGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        if (!s.runsStatementLists()) {
+            return super.insertGrant(s, r);
+        }
+        return s.queryLongOfLast(insertHeldAndRetoken(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(),
+                r.lease().toMillis(), r.name());
     }
 
     @Override
@@ -307,9 +347,12 @@ final class MariaDbStatements extends InnoDbStatements {
 
     /** @return {@code text}, its lock waits bounded by {@code wait}: {@code SET STATEMENT … FOR text} */
     private String waiting(Duration wait, String text) {
+        return "SET STATEMENT " + bound(wait) + " FOR " + sql(text);
+    }
+
+    private static String bound(Duration wait) {
         long millis = waitMillis(wait);
-        String bound = millis <= 0 ? "innodb_lock_wait_timeout = 0" : "max_statement_time = " + seconds(millis);
-        return "SET STATEMENT " + bound + " FOR " + sql(text);
+        return millis <= 0 ? "innodb_lock_wait_timeout = 0" : "max_statement_time = " + seconds(millis);
     }
 
     private static String seconds(long millis) {

@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.txlock.LockScope;
-import io.txlock.core.LockMetrics;
+import io.txlock.LockMetrics;
 import io.txlock.spi.LockProvider;
 import java.util.HashMap;
 import java.util.Locale;

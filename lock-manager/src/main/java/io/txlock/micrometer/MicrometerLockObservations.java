@@ -3,7 +3,7 @@ package io.txlock.micrometer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.txlock.LockScope;
-import io.txlock.core.LockMetrics;
+import io.txlock.LockMetrics;
 import io.txlock.spi.LockProvider;
 import java.util.Locale;
 import java.util.Map;

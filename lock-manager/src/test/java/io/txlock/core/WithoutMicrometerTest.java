@@ -62,7 +62,7 @@ class WithoutMicrometerTest {
         List<String> loaded = Files.readAllLines(classLog, StandardCharsets.UTF_8).stream()
                 .map(line -> line.replaceAll("^.*\\]\\s*", "").split(" ")[0]).collect(Collectors.toList());
         assertThat(loaded).as("classes the child loaded")
-                .contains("io.txlock.LockManager$Builder", "io.txlock.core.CoreLockManager", "io.txlock.core.LockMetrics$None")
+                .contains("io.txlock.LockManager$Builder", "io.txlock.core.CoreLockManager", "io.txlock.LockMetrics$None")
                 .noneMatch(c -> c.startsWith("io.txlock.micrometer."))
                 .noneMatch(c -> c.startsWith("io.micrometer."));
     }

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * token drawn while the row is held (issue 14 point 2), counted on the provider's connections, which are in
  * auto-commit mode as a pool hands them out (so no commit follows). OPTIMISTIC_VERSION's row exists after its first
  * use: one compare-and-set; UNIQUE_INSERT inserts the row on every acquire (its release deletes it): the insert and
- * its retoken, in one round trip on PostgreSQL. MySQL draws tokens from a table, before the statement that uses them,
+ * its retoken, in one round trip on PostgreSQL (one call of two statements) and MariaDB (one compound statement). MySQL draws tokens from a table, before the statement that uses them,
  * so it keeps the retoken after its compare-and-set. H2 and MySQL also bound the attempt's lock waits by a session
  * setting, which costs three statements. Every release is one statement.
  */
@@ -51,11 +51,40 @@ class RowLeaseRoundTripsTest {
         }
     }
 
+    /**
+     * MariaDB refuses a compound statement as a server-side prepared statement (1295): through either driver set to
+     * prepare on the server, a grant by insert is still one statement (the driver sends it as text) and takes the lock
+     * with a token greater than the last.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"jdbc:mariadb:", "jdbc:mysql:"})
+    void aMariaDbDriverThatPreparesOnTheServerGrantsByInsert(String driver) {
+        try (TestDatabase db = TestDatabase.create(TestDatabase.Kind.MARIADB).withLockTable("method_lock");
+                HikariDataSource pool = TestDatabase.pool(db.url().replace("jdbc:mariadb:", driver)
+                        + (db.url().contains("?") ? "&" : "?") + "useServerPrepStmts=true", db.user(), 2)) {
+            RecordingDataSource recording = new RecordingDataSource(pool);
+            try (LockManager locks = LockManager.builder(JdbcLockProvider.builder(recording).strategy(Strategy.UNIQUE_INSERT)
+                    .dialect(JdbcDialect.MARIADB).reaperPeriod(Duration.ZERO).build()).build()) {
+                LockOptions lease = LockOptions.defaults().withScope(LockScope.LEASE);
+                long last = 0;
+                for (int i = 0; i < 3; i++) {
+                    int start = recording.databaseCalls().size();
+                    try (LockHandle held = locks.acquire("server-prepared", lease)) {
+                        assertThat(recording.databaseCalls().size() - start).as("statements of acquire %d through %s", i, driver)
+                                .isEqualTo(1);
+                        assertThat(held.fencingToken()).as("token of grant %d through %s", i, driver).isGreaterThan(last);
+                        last = held.fencingToken();
+                    }
+                }
+            }
+        }
+    }
+
     private static int acquireStatements(JdbcSetup setup, Strategy strategy) {
         int lock;
         if (setup.dialect == JdbcDialect.MYSQL) {
             lock = 4; // a token row, the compare-and-set (or insert), a token row, the retoken
-        } else if (strategy == Strategy.OPTIMISTIC_VERSION || setup.dialect == JdbcDialect.POSTGRESQL) {
+        } else if (strategy == Strategy.OPTIMISTIC_VERSION || setup.dialect != JdbcDialect.H2) {
             lock = 1;
         } else {
             lock = 2; // the insert, then its retoken

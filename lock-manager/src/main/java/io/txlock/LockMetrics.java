@@ -1,6 +1,5 @@
-package io.txlock.core;
+package io.txlock;
 
-import io.txlock.LockScope;
 import java.util.ArrayList;
 import java.util.List;
 
