@@ -85,6 +85,11 @@ final class Contender {
     private Handle handle;
     /** The cancellation of the attempt that runs now, if any: an abandon cancels it (written by the attempting step). */
     private volatile BlockingCalls.Call inFlight;
+    /**
+     * Set by an abandon before it reads {@link #inFlight}; read by the attempting step after it wrote it: an abandon
+     * that comes before the attempt registered its call is seen by the attempt, one that comes after sees the call.
+     */
+    private volatile boolean abandoning;
 
     /**
      * @param name the name, with a reference for this contender
@@ -209,6 +214,9 @@ final class Contender {
             GrantEvents events = new GrantEvents(context.holdings());
             BlockingCalls.Call call = context.blocking().start(interruptible);
             inFlight = call;
+            if (abandoning) {
+                call.abandon();
+            }
             Attempt attempt = send(request(start, events, call), call);
             if (attempt.isGranted()) {
                 return install(attempt.grant(), start, wallStart, events);
@@ -358,6 +366,7 @@ final class Contender {
             if (state == State.GRANTED || state == State.ABANDONED) {
                 return;
             }
+            abandoning = true;
             attempting = state == State.ATTEMPTING ? inFlight : null;
             state = State.ABANDONED;
             name.leave(this);
