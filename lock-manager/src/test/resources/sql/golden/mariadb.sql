@@ -120,6 +120,60 @@ BEGIN NOT ATOMIC
   SELECT granted FROM DUAL WHERE granted IS NOT NULL;
 END;
 
+-- insertHeldUnqueued (wait 0 ms)
+SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
+  TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6)
+FROM (SELECT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256) AS k) AS txlock_key
+WHERE IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID();
+
+-- insertHeldUnqueued (wait 1500 ms)
+SET STATEMENT max_statement_time = 1.500 FOR INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
+  TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6)
+FROM (SELECT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256) AS k) AS txlock_key
+WHERE IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID();
+
+-- insertHeldUnqueuedAndRetoken (wait 0 ms)
+BEGIN NOT ATOMIC
+  DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
+  DECLARE drawn BIGINT DEFAULT NEXTVAL(method_lock_token_seq);
+  DECLARE granted BIGINT DEFAULT NULL;
+  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+    SET STATEMENT innodb_lock_wait_timeout = 0 FOR
+    INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+    VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+      UTC_TIMESTAMP(6));
+    IF ROW_COUNT() = 1 THEN
+      UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)) WHERE name = ? AND version = drawn;
+      IF ROW_COUNT() = 1 THEN
+        SET granted = LAST_INSERT_ID();
+      END IF;
+    END IF;
+  END IF;
+  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+END;
+
+-- insertHeldUnqueuedAndRetoken (wait 1500 ms)
+BEGIN NOT ATOMIC
+  DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
+  DECLARE drawn BIGINT DEFAULT NEXTVAL(method_lock_token_seq);
+  DECLARE granted BIGINT DEFAULT NULL;
+  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+    SET STATEMENT max_statement_time = 1.500 FOR
+    INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+    VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+      UTC_TIMESTAMP(6));
+    IF ROW_COUNT() = 1 THEN
+      UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)) WHERE name = ? AND version = drawn;
+      IF ROW_COUNT() = 1 THEN
+        SET granted = LAST_INSERT_ID();
+      END IF;
+    END IF;
+  END IF;
+  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+END;
+
 -- inspect
 SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6));

@@ -114,6 +114,50 @@ UPDATE method_lock SET version = nextval('method_lock_token_seq')
 WHERE name = ? AND version = (SELECT currval('method_lock_token_seq'))
 RETURNING version;
 
+-- insertHeldUnqueued (wait 0 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT txlock_token.version, ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait,
+  (SELECT nextval('method_lock_token_seq') AS version, pg_try_advisory_xact_lock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint))) AS queue_free) AS txlock_token
+WHERE txlock_token.queue_free
+ON CONFLICT (name) DO NOTHING
+RETURNING version;
+
+-- insertHeldUnqueued (wait 1500 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT txlock_token.version, ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait,
+  (SELECT nextval('method_lock_token_seq') AS version, pg_try_advisory_xact_lock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint))) AS queue_free) AS txlock_token
+WHERE txlock_token.queue_free
+ON CONFLICT (name) DO NOTHING
+RETURNING version;
+
+-- insertHeldUnqueuedAndRetoken (wait 0 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT txlock_token.version, ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait,
+  (SELECT nextval('method_lock_token_seq') AS version, pg_try_advisory_xact_lock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint))) AS queue_free) AS txlock_token
+WHERE txlock_token.queue_free
+ON CONFLICT (name) DO NOTHING;
+UPDATE method_lock SET version = nextval('method_lock_token_seq')
+WHERE name = ? AND version = (SELECT currval('method_lock_token_seq'))
+RETURNING version;
+
+-- insertHeldUnqueuedAndRetoken (wait 1500 ms)
+INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT txlock_token.version, ?, 'HELD', ?, ?, 1, clock_timestamp(),
+  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait,
+  (SELECT nextval('method_lock_token_seq') AS version, pg_try_advisory_xact_lock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint))) AS queue_free) AS txlock_token
+WHERE txlock_token.queue_free
+ON CONFLICT (name) DO NOTHING;
+UPDATE method_lock SET version = nextval('method_lock_token_seq')
+WHERE name = ? AND version = (SELECT currval('method_lock_token_seq'))
+RETURNING version;
+
 -- inspect
 SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock_timestamp());

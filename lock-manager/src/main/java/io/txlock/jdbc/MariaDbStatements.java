@@ -99,10 +99,54 @@ final class MariaDbStatements extends InnoDbStatements {
                 END""".formatted(bound(wait)));
     }
 
+    /**
+     * {@link #insertHeldAndRetoken} gated as {@link #insertHeldUnqueued}: it inserts nothing while another session
+     * holds the name's queue lock.
+     *
+     * @return a query for the grant's token, no row if the name has a row or queued waiters; parameters: name, name,
+     *     owner host, owner id, lease in milliseconds, name
+     */
+    String insertHeldUnqueuedAndRetoken(Duration wait) {
+        return sql("""
+                BEGIN NOT ATOMIC
+                  DECLARE queue VARCHAR(64) DEFAULT %s;
+                  DECLARE drawn BIGINT DEFAULT NEXTVAL({table}_token_seq);
+                  DECLARE granted BIGINT DEFAULT NULL;
+                  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+                    SET STATEMENT %s FOR
+                    INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                    VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                      UTC_TIMESTAMP(6));
+                    IF ROW_COUNT() = 1 THEN
+                      UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)) WHERE name = ? AND version = drawn;
+                      IF ROW_COUNT() = 1 THEN
+                        SET granted = LAST_INSERT_ID();
+                      END IF;
+                    END IF;
+                  END IF;
+                  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+                END""".formatted(queueKey("?"), bound(wait)));
+    }
+
+    /** {@link #insertHeld} gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */
+    @Override
+    String insertHeldUnqueued(Duration wait) {
+        return waiting(wait, """
+                INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                SELECT LAST_INSERT_ID(NEXTVAL({table}_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
+                  TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6)
+                FROM (SELECT %s AS k) AS txlock_key
+                WHERE IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID()""".formatted(queueKey("?")));
+    }
+
     @Override
     OptionalLong insertGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
         if (!s.runsStatementLists()) {
             return super.insertGrant(s, r);
+        }
+        if (gated(r)) {
+            return s.queryLongOfLast(insertHeldUnqueuedAndRetoken(r.maxBlock()), r.name(), r.name(), r.owner().host(),
+                    r.owner().id(), r.lease().toMillis(), r.name());
         }
         return s.queryLongOfLast(insertHeldAndRetoken(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(),
                 r.lease().toMillis(), r.name());

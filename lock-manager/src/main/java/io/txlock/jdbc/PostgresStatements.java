@@ -92,15 +92,42 @@ final class PostgresStatements extends Statements {
      * @return the insert and its retoken; parameters: name, owner host, owner id, lease in milliseconds, name
      */
     String insertHeldAndRetoken(Duration wait) {
-        return waiting(wait, """
-                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-                SELECT nextval('{table}_token_seq'), ?, 'HELD', ?, ?, 1, clock_timestamp(),
-                  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
-                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
-                ON CONFLICT (name) DO NOTHING;
+        return insertAndRetoken(insertHeld(wait));
+    }
+
+    /**
+     * {@link #insertHeldUnqueued} and its retoken, as {@link #insertHeldAndRetoken}: the gated insert draws its token
+     * whether or not it inserts, so the retoken's {@code currval} is never an earlier draw of the session's.
+     *
+     * @return the insert and its retoken; parameters: name, owner host, owner id, lease in milliseconds, name, name
+     */
+    String insertHeldUnqueuedAndRetoken(Duration wait) {
+        return insertAndRetoken(insertHeldUnqueued(wait));
+    }
+
+    private String insertAndRetoken(String insert) {
+        return insert.substring(0, insert.lastIndexOf("RETURNING")).stripTrailing() + ";\n" + sql("""
                 UPDATE {table} SET version = nextval('{table}_token_seq')
                 WHERE name = ? AND version = (SELECT currval('{table}_token_seq'))
                 RETURNING version""");
+    }
+
+    /**
+     * {@link #insertHeld} gated as {@link #selectStateUnqueued()}: it inserts nothing while another session holds the
+     * name's queue key. The token and the gate come from one subquery that the planner neither flattens nor filters
+     * (its output is volatile), so the token is drawn either way.
+     */
+    @Override
+    String insertHeldUnqueued(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                SELECT txlock_token.version, ?, 'HELD', ?, ?, 1, clock_timestamp(),
+                  (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
+                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait,
+                  (SELECT nextval('{table}_token_seq') AS version, pg_try_advisory_xact_lock(%s) AS queue_free) AS txlock_token
+                WHERE txlock_token.queue_free
+                ON CONFLICT (name) DO NOTHING
+                RETURNING version""".formatted(queueKey("?")));
     }
 
     /** On a JDBC connection in one round trip ({@link #insertHeldAndRetoken}); native queries take two. */
@@ -108,6 +135,10 @@ final class PostgresStatements extends Statements {
     OptionalLong insertGrant(SqlSession s, LockRequest r) throws SQLException {
         if (!s.runsStatementLists()) {
             return super.insertGrant(s, r);
+        }
+        if (gated(r)) {
+            return s.queryLongOfLast(insertHeldUnqueuedAndRetoken(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(),
+                    r.lease().toMillis(), r.name(), r.name());
         }
         return s.queryLongOfLast(insertHeldAndRetoken(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(),
                 r.lease().toMillis(), r.name());

@@ -321,6 +321,21 @@ abstract class Statements {
     }
 
     /**
+     * @return {@link #insertHeld} as an attempt outside the name's queue runs it: it inserts nothing while another
+     *     session queues for the name, so a holder that deleted its row ({@link io.txlock.Strategy#UNIQUE_INSERT})
+     *     cannot take the name again past the queue's head; null where waiters do not queue; parameters as
+     *     {@code insertHeld}'s, then name
+     */
+    String insertHeldUnqueued(Duration wait) {
+        return null;
+    }
+
+    /** @return whether an attempt for {@code r} must pass the queue's gate: LEASE scope, outside the queue */
+    final boolean gated(io.txlock.spi.LockRequest r) {
+        return queueGate && !r.transactional();
+    }
+
+    /**
      * @param release a row strategy's release ({@link #free()} or {@link #delete()})
      * @return the release that also wakes the head of the name's queue (notifies its channel) where the dialect can:
      *     a query for the number of rows released; parameters as {@code release}'s. Null where nothing wakes the head
@@ -433,9 +448,12 @@ abstract class Statements {
      * @return the grant's token, or empty if the name has a row
      */
     OptionalLong insertGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        String unqueued = gated(r) ? insertHeldUnqueued(r.maxBlock()) : null;
         OptionalLong inserted;
         try {
-            inserted = tokened(s, insertHeld(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
+            inserted = unqueued != null
+                    ? tokened(s, unqueued, r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name())
+                    : tokened(s, insertHeld(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
         } catch (SQLException e) {
             if (duplicateKey(e)) {
                 return OptionalLong.empty();
@@ -451,7 +469,7 @@ abstract class Statements {
      * @return the grant's token, or empty if the row is held (or missing)
      */
     final OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
-        String unqueued = queueGate && !r.transactional() ? takeOverUnqueued(r.maxBlock()) : null;
+        String unqueued = gated(r) ? takeOverUnqueued(r.maxBlock()) : null;
         String takeOver = unqueued != null ? unqueued : takeOver(r.maxBlock());
         OptionalLong won = tokened(s, takeOver, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
         return won.isPresent() && !takeOverDrawsTokenUnderRowLock() ? retoken(s, r.name(), won.getAsLong()) : won;
@@ -608,7 +626,7 @@ abstract class Statements {
      * does, except in a MySQL REPEATABLE READ transaction, whose snapshot would never show the row freed.
      */
     RowState readState(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
-        if (queueGate && !r.transactional() && selectStateUnqueued() != null) {
+        if (gated(r) && selectStateUnqueued() != null) {
             return rowState(s.queryRow(selectStateUnqueued(), r.name(), r.name()));
         }
         return readState(s, r.name());
