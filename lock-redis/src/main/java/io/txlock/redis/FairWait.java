@@ -6,6 +6,8 @@ import io.txlock.spi.Cancellation;
 import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -14,31 +16,27 @@ import org.slf4j.LoggerFactory;
 /**
  * Waiting for a lock on a single master, first come first served, without polling. An attempt that finds the lock
  * held, or free but promised to an earlier waiter, takes a place at the end of the lock's queue in Redis (in the
- * same script). The release before it hands the lock to the first waiter in the same script that frees it: a new
- * fencing token, the waiter's own lease, and one message on that waiter's provider's channel, which the
- * provider's subscriber gives to that attempt alone. No other node is woken, and no other node can take the lock
- * meanwhile.
+ * same script), then blocks in a {@code BLPOP} on a list of its own, on a connection of its own. The release before
+ * it hands the lock to the first waiter in the same script that frees it: a new fencing token, the waiter's own
+ * lease, and the lock's value pushed on that waiter's list, which wakes that waiter alone, on its own thread, with
+ * the grant in the reply. No other node is woken, and no other node can take the lock meanwhile.
  *
- * <p>A waiter refreshes its place every {@link #RECHECK} and looks, in the same script, whether the lock was handed
- * to it (in case the message was lost); a place not refreshed for {@link #PLACE} expires, and the scripts drop an
- * expired place when it reaches the head of the queue, so a waiter whose process died blocks the queue for at most
- * that long. An attempt that ends without the lock (its wait is over, its caller was interrupted, its manager
- * closes) leaves the queue at once, and passes on a lock handed to it meanwhile. Only the head of a manager's local
- * queue of a name waits here (the core's one contender per name), so a name's Redis queue holds at most one place
- * per manager.
+ * <p>A waiter's {@code BLPOP} lasts at most {@link #recheck}; then it refreshes its place and looks, in the same
+ * script, whether the lock is its (handed to it, or free with nobody before it). A place not refreshed for four
+ * rechecks expires, and the scripts drop an expired place when it reaches the head of the queue, so a waiter whose
+ * process died blocks the queue for at most that long (2 s by default); a lock handed to it is held until the lease
+ * it was handed runs out. An attempt that ends without the lock (its wait is over, its caller was interrupted, its
+ * manager closes) leaves the queue at once, and passes on a lock handed to it meanwhile; a cancel closes the
+ * connection its {@code BLPOP} blocks on. Only the head of a manager's local queue of a name waits here (the core's
+ * one contender per name), so a name's Redis queue holds at most one place per manager, and a provider has one
+ * blocked connection per name its threads wait for, at most half its pool (see {@link BlockedWaiters}).
  */
 final class FairWait {
 
-    /** How long a waiter's place in a lock's queue lasts without a refresh: how long a dead waiter blocks the queue. */
-    static final Duration PLACE = Duration.ofSeconds(2);
-    /** How often a waiter refreshes its place and looks whether the lock was handed to it, if no message came. */
+    /** How often a waiter refreshes its place and looks whether the lock is its, by default. */
     static final Duration RECHECK = Duration.ofMillis(500);
-    /**
-     * How often it looks while its provider's subscriber connects (the provider's first wait, a reconnect): a lock
-     * handed to it meanwhile would stay idle until then, and nobody else can take it. A subscriber that failed to
-     * connect (a refused SUBSCRIBE, a server down) leaves it at {@link #RECHECK}.
-     */
-    static final Duration RECHECK_UNHEARD = Duration.ofMillis(10);
+    /** How many rechecks a place lasts without one: how long a dead waiter blocks the queue. */
+    private static final int PLACE_RECHECKS = 4;
 
     private static final Logger log = LoggerFactory.getLogger(FairWait.class);
     private static final BitSet THE_MASTER = BitSet.valueOf(new long[] {1});
@@ -46,16 +44,21 @@ final class FairWait {
     private final Redlock redlock;
     private final RedisNode master;
     private final KeySpace keys;
-    private final String handOffChannel;
-    private final AtomicLong handedByMessage = new AtomicLong();
-    /** Guarded by this: attempts under way, which close() lets leave the queue before the client closes. */
-    private int inFlight;
+    private final long recheckNanos;
+    private final long placeMillis;
+    private final AtomicLong handedByList = new AtomicLong();
+    private final AtomicLong queuedLooks = new AtomicLong();
+    /** Guarded by this: the waits under way, which close() cancels and lets leave the queue before the client closes. */
+    private final Set<HandOff> inFlight = new HashSet<>();
+    /** Guarded by this. */
+    private boolean closed;
 
-    FairWait(Redlock redlock, RedisNode master, KeySpace keys, String handOffChannel) {
+    FairWait(Redlock redlock, RedisNode master, KeySpace keys, Duration recheck) {
         this.redlock = redlock;
         this.master = master;
         this.keys = keys;
-        this.handOffChannel = handOffChannel;
+        this.recheckNanos = recheck.toNanos();
+        this.placeMillis = recheck.toMillis() * PLACE_RECHECKS;
     }
 
     Attempt tryAcquire(LockRequest request) {
@@ -64,52 +67,56 @@ final class FairWait {
             return redlock.tryAcquire(request);
         }
         Redlock.requireMinLease(request);
+        HandOff handOff = new HandOff();
         synchronized (this) {
-            inFlight++;
+            if (closed) {
+                handOff.cancel();
+            }
+            inFlight.add(handOff);
         }
         try {
-            return queueAndWait(request, wait);
+            return queueAndWait(request, wait, handOff);
         } finally {
             synchronized (this) {
-                inFlight--;
+                inFlight.remove(handOff);
                 notifyAll();
             }
         }
     }
 
-    private Attempt queueAndWait(LockRequest request, long wait) {
+    private Attempt queueAndWait(LockRequest request, long wait, HandOff handOff) {
         long deadline = System.nanoTime() + wait;
         String claim = LockValue.newClaim(request.owner());
-        ReleaseSubscriber subscriber = master.subscriber();
-        HandOff handOff = subscriber.expect(claim);
+        String handedKey = keys.handedKey(claim);
         Cancellation.Registration cancel = null;
         boolean mayBeQueued = false;
         boolean granted = false;
         try {
             while (true) {
                 mayBeQueued = true;
-                Attempt attempt = redlock.tryAcquire(request, claim, PLACE.toMillis(), handOffChannel);
+                Attempt attempt = redlock.tryAcquire(request, claim, placeMillis);
+                queuedLooks.incrementAndGet();
                 if (attempt.isGranted()) {
                     granted = true;
                     return attempt;
                 }
                 if (cancel == null) {
-                    subscriber.listen();
                     cancel = request.cancellation().onCancel(handOff::cancel);
                 }
-                long recheck = subscriber.connecting() ? RECHECK_UNHEARD.toNanos() : RECHECK.toNanos();
-                long pause = Math.min(deadline - System.nanoTime(), recheck);
+                long pause = Math.min(deadline - System.nanoTime(), recheckNanos);
                 if (attempt.retryAfter() != null) {
                     pause = Math.min(pause, Math.max(attempt.retryAfter().toNanos(), Duration.ofMillis(1).toNanos()));
                 }
-                String handed = pause > 0 && !Thread.currentThread().isInterrupted() ? handOff.await(pause) : null;
+                if (pause <= 0 || ended(request, handOff)) {
+                    return Attempt.held();
+                }
+                String handed = master.awaitHandOff(handedKey, pause, handOff);
                 if (handed != null) {
                     granted = true;
-                    handedByMessage.incrementAndGet();
+                    handedByList.incrementAndGet();
                     return Attempt.granted(handedGrant(request.name(), claim, handed));
                 }
-                if (handOff.cancelled() || request.cancellation().isCancelled() || Thread.currentThread().isInterrupted()
-                        || deadline - System.nanoTime() <= 0) {
+                if (ended(request, handOff) || deadline - System.nanoTime() <= 0) {
                     return Attempt.held();
                 }
             }
@@ -117,23 +124,27 @@ final class FairWait {
             if (cancel != null) {
                 cancel.close();
             }
-            subscriber.forget(claim, handOff);
             if (!granted && mayBeQueued) {
                 leave(request.name(), claim);
             }
         }
     }
 
+    private static boolean ended(LockRequest request, HandOff handOff) {
+        return handOff.cancelled() || request.cancellation().isCancelled() || Thread.currentThread().isInterrupted();
+    }
+
     /**
-     * Stops every waiting attempt and lets each leave the queue (and pass on a lock handed to it) while the client is
-     * still open, for at most {@code max}.
+     * Cancels every waiting attempt and lets each leave the queue (and pass on a lock handed to it) while the client
+     * is still open, for at most {@code max}.
      */
     void close(Duration max) {
-        master.subscriber().close();
         long deadline = System.nanoTime() + max.toNanos();
         synchronized (this) {
+            closed = true;
+            inFlight.forEach(HandOff::cancel);
             try {
-                for (long left = max.toNanos(); inFlight > 0 && left > 0; left = deadline - System.nanoTime()) {
+                for (long left = max.toNanos(); !inFlight.isEmpty() && left > 0; left = deadline - System.nanoTime()) {
                     TimeUnit.NANOSECONDS.timedWait(this, left);
                 }
             } catch (InterruptedException e) {
@@ -142,9 +153,14 @@ final class FairWait {
         }
     }
 
-    /** @return how many grants waiters took from a hand-off message (not from their own script): for tests */
-    long handedByMessage() {
-        return handedByMessage.get();
+    /** @return how many times waiters ran the acquire script (to queue, or to look again): for tests */
+    long queuedLooks() {
+        return queuedLooks.get();
+    }
+
+    /** @return how many grants waiters took from their lists (not from their own script): for tests */
+    long handedByList() {
+        return handedByList.get();
     }
 
     private RedisGrant handedGrant(String name, String claim, String value) {
@@ -152,14 +168,14 @@ final class FairWait {
         return new RedisGrant(name, keys.lockKey(name), parsed.token(), claim, THE_MASTER);
     }
 
-    /** Gives up a place, at once; if that fails, the place expires within {@link #PLACE}. */
+    /** Gives up a place, at once; if that fails, the place expires within four rechecks. */
     private void leave(String name, String claim) {
         try {
-            if (master.leave(keys.scriptKeys(name), claim)) {
+            if (master.leave(keys.waiterKeys(name, claim), claim)) {
                 log.debug("'{}' was handed to a waiter that gave up; passed on to the next", name);
             }
         } catch (LockBackendException e) {
-            log.debug("could not leave the queue of '{}' (the place expires within {}): {}", name, PLACE, e.getMessage());
+            log.debug("could not leave the queue of '{}' (the place expires within {} ms): {}", name, placeMillis, e.getMessage());
         }
     }
 

@@ -1,58 +1,43 @@
 package io.txlock.redis;
 
-import java.util.concurrent.TimeUnit;
+import redis.clients.jedis.Connection;
 
 /**
- * Where one waiting attempt learns that the lock was handed to it (the lock's value, published by the release
- * before it on its provider's channel), that it should look again (its provider's channel was confirmed, so a
- * hand-off published before may have been missed), or that it was cancelled.
+ * One waiting attempt's blocked {@code BLPOP} on its own list, and how it is cancelled: by closing the socket of the
+ * connection it blocks on (that connection is then dropped, not pooled again). A cancel that comes before the
+ * attempt blocks makes it not block at all.
  */
 final class HandOff {
 
-    private String value;
-    private boolean nudged;
+    private Connection blockedOn;
     private boolean cancelled;
 
-    synchronized void deliver(String handed) {
-        value = handed;
-        notifyAll();
-    }
-
-    synchronized void nudge() {
-        nudged = true;
-        notifyAll();
-    }
-
-    /** Ends the wait; may run on any thread, more than once. */
+    /** Ends the wait; may run on any thread, more than once; does not block. */
     synchronized void cancel() {
         cancelled = true;
-        notifyAll();
+        if (blockedOn != null) {
+            try {
+                blockedOn.forceDisconnect();
+            } catch (java.io.IOException | RuntimeException e) {
+                // the socket is closed all the same, or was already
+            }
+        }
     }
 
     synchronized boolean cancelled() {
         return cancelled;
     }
 
-    /**
-     * Waits until a hand-off, a nudge or a cancel, for at most {@code nanos}. An interrupted thread returns at once
-     * and keeps its interrupt flag.
-     *
-     * @return the handed lock's value, or null
-     */
-    synchronized String await(long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        try {
-            while (value == null && !nudged && !cancelled) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                TimeUnit.NANOSECONDS.timedWait(this, left);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** @return whether the attempt may block on {@code connection} (it was not cancelled) */
+    synchronized boolean blocksOn(Connection connection) {
+        if (cancelled) {
+            return false;
         }
-        nudged = false;
-        return value;
+        blockedOn = connection;
+        return true;
+    }
+
+    synchronized void unblocked() {
+        blockedOn = null;
     }
 }

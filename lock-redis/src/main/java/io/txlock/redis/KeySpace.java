@@ -4,9 +4,10 @@ import java.util.List;
 
 /**
  * The Redis names of one key prefix: a key per held lock, one fencing counter, a queue of waiters per lock
- * (a list and a hash, there only while someone waits), a release channel per lock (quorum mode's hints) and a
- * hand-off channel per provider. Nothing accumulates: lock keys expire or are deleted, queues expire with their last
- * waiter's place, the counter is one key.
+ * (a list and a hash, there only while someone waits), a list per waiting attempt (where the lock is pushed when it
+ * is handed to it), a release channel per lock (quorum mode's hints) and a channel per provider (its subscriber's
+ * own). Nothing accumulates: lock keys expire or are deleted, queues expire with their last waiter's place, a
+ * waiter's list is deleted when it leaves or expires with the lease it was handed, the counter is one key.
  */
 record KeySpace(String prefix) {
 
@@ -72,17 +73,31 @@ record KeySpace(String prefix) {
         return List.of(lockKey(name), fenceKey(), queueKey(name), waitersKey(name));
     }
 
+    /**
+     * @param claim an attempt's claim ({@link LockValue#newClaim})
+     * @return the attempt's own list, on which it blocks while it waits in the lock's queue
+     */
+    String handedKey(String claim) {
+        int space = claim.indexOf(' ');
+        return prefix + "handed:" + (space < 0 ? claim : claim.substring(0, space));
+    }
+
+    /** @return the keys of the scripts that queue an attempt or take it out of the queue: {@link #scriptKeys} and its list */
+    List<String> waiterKeys(String name, String claim) {
+        return List.of(lockKey(name), fenceKey(), queueKey(name), waitersKey(name), handedKey(claim));
+    }
+
     String releaseChannel(String name) {
         return prefix + "released:" + name;
     }
 
     /**
      * @param providerId a provider's random id
-     * @return where the provider hears that a lock was handed to one of its waiters; its subscriber connection
-     *     keeps it subscribed, also while nobody waits. Under {@code <prefix>released}, like the release channels,
+     * @return the provider's own channel, which its subscriber connection (quorum mode's hints) keeps subscribed as
+     *     long as it lives: its confirmation says the connection is live. Under {@code <prefix>released}, like the release channels,
      *     so that one ACL channel pattern covers both; a lock's release channel has a colon where this has {@code @}.
      */
-    String handOffChannel(String providerId) {
+    String providerChannel(String providerId) {
         return prefix + "released@" + providerId;
     }
 }

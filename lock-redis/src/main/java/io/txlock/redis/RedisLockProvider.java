@@ -18,6 +18,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
@@ -41,10 +42,14 @@ import redis.clients.jedis.UnifiedJedis;
  * release and renewal compare grant id and owner in a Lua script, also on a master whose answer was lost). Fencing tokens come from one counter per prefix, raised in the same script as the grant, and never
  * below the server's clock in microseconds, so they keep growing when a server without persistence restarts.
  *
- * <p>On one master, waiting is fair and does not poll: a waiting attempt queues in Redis and blocks until the
- * release before it hands it the lock (a new token, its own lease) and says so on this provider's channel alone; a
- * waiter that gives up leaves the queue at once, and a dead waiter's place expires after 2 s. The waiters of one
- * provider share one subscriber connection per node (master).
+ * <p>On one master, waiting is fair and does not poll: a waiting attempt queues in Redis and blocks in a
+ * {@code BLPOP} on a list of its own until the release before it hands it the lock (a new token, its own lease) and
+ * pushes it there, which wakes that attempt alone; a waiter that gives up leaves the queue at once, and a dead
+ * waiter's place expires after 2 s. Each blocked attempt holds one connection of the client's pool while it blocks
+ * (one per lock name that local threads wait for: the core lets one thread per name wait in Redis); at most half the
+ * pool's connections block at once, and a waiter beyond that looks in Redis every 500 ms whether the lock was handed
+ * to it until a connection is free. A provider built from a {@link HostAndPort} has a pool of
+ * {@value #OWN_POOL_SIZE} connections, so {@value #OWN_POOL_BLOCKED} attempts may block at once.
  *
  * <p>With several masters a lock is granted when a majority of them granted it within its lease, minus an
  * allowance for clock drift; the highest of their tokens is written back to that majority before the grant is
@@ -69,6 +74,10 @@ public final class RedisLockProvider implements LockProvider {
     private static final Logger log = LoggerFactory.getLogger(RedisLockProvider.class);
     /** How long close() lets waiting attempts leave their queues before it closes the clients. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+    /** The connections of the pool of a provider built from an address: half of them for blocked waiters. */
+    static final int OWN_POOL_SIZE = 32;
+    /** How many attempts of a provider built from an address may block at once. */
+    static final int OWN_POOL_BLOCKED = OWN_POOL_SIZE / 2;
 
     private final List<RedisNode> nodes;
     private final KeySpace keys;
@@ -76,17 +85,15 @@ public final class RedisLockProvider implements LockProvider {
     private final Redlock redlock;
     /** A single master's fair queue; null in quorum mode. */
     private final FairWait fairWait;
-    private final String handOffChannel;
 
-    private RedisLockProvider(List<RedisNode> nodes, KeySpace keys, double clockDriftFactor, String handOffChannel) {
+    private RedisLockProvider(List<RedisNode> nodes, KeySpace keys, double clockDriftFactor, Duration recheck) {
         this.nodes = List.copyOf(nodes);
         this.keys = keys;
         String addresses = nodes.stream().map(RedisNode::address).collect(Collectors.joining(", "));
         this.description = (nodes.size() == 1 ? "redis " + addresses
                 : "redis majority of " + nodes.size() + " masters [" + addresses + "]") + ", keys '" + keys.prefix() + "…'";
         this.redlock = new Redlock(nodes, keys, clockDriftFactor, description);
-        this.fairWait = nodes.size() == 1 ? new FairWait(redlock, nodes.get(0), keys, handOffChannel) : null;
-        this.handOffChannel = handOffChannel;
+        this.fairWait = nodes.size() == 1 ? new FairWait(redlock, nodes.get(0), keys, recheck) : null;
     }
 
     /**
@@ -103,8 +110,10 @@ public final class RedisLockProvider implements LockProvider {
 
     /**
      * A provider over a client the caller already has (a {@link RedisClient}, say, with its own pool settings).
-     * The provider does not close it. From the first time a local thread waits for a lock, it keeps one of the
-     * client's connections for release messages, until the provider is closed.
+     * The provider does not close it. A local thread that waits for a lock blocks on one of the client's pooled
+     * connections, taken from a {@link RedisClient}'s pool (at most half of the pool's connections at once), so that
+     * a cancel can close it; with another kind of client it blocks through the client, and a cancel takes effect
+     * within 500 ms.
      *
      * @param client a client of one standalone master
      * @return a builder
@@ -233,14 +242,19 @@ public final class RedisLockProvider implements LockProvider {
         });
     }
 
-    /** @return the channel on which this provider hears of locks handed to its waiters: for tests */
-    String handOffChannel() {
-        return handOffChannel;
+    /** @return how many grants this provider's waiters took from their own lists, woken by the release: for tests */
+    long handOffsTaken() {
+        return fairWait == null ? 0 : fairWait.handedByList();
     }
 
-    /** @return how many grants this provider's waiters took from a hand-off message: for tests */
-    long handOffsTaken() {
-        return fairWait == null ? 0 : fairWait.handedByMessage();
+    /** @return how many times this provider's waiters ran the acquire script, to queue or to look again: for tests */
+    long queuedLooks() {
+        return fairWait == null ? 0 : fairWait.queuedLooks();
+    }
+
+    /** @return how many of this provider's waiting attempts may block on the master at once: for tests */
+    int blockedWaitersLimit() {
+        return nodes.get(0).blockedWaitersLimit();
     }
 
     @Override
@@ -289,8 +303,8 @@ public final class RedisLockProvider implements LockProvider {
             throw new IllegalArgumentException("config must not be null: pass DefaultJedisClientConfig.builder().build()"
                     + " or one with your password, TLS and timeouts");
         }
-        return new NodeSpec(master.toString(),
-                () -> RedisClient.builder().hostAndPort(master).clientConfig(config).build(), true);
+        return new NodeSpec(master.toString(), () -> RedisClient.builder().hostAndPort(master).clientConfig(config)
+                .poolConfig(ownPool()).build(), true);
     }
 
     @SuppressWarnings("deprecation") // JedisCluster is named only to refuse it, as RedisClusterClient that replaces it
@@ -305,6 +319,13 @@ public final class RedisLockProvider implements LockProvider {
         return new NodeSpec("client " + number, () -> client, false);
     }
 
+    private static ConnectionPoolConfig ownPool() {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(OWN_POOL_SIZE);
+        pool.setMaxIdle(OWN_POOL_SIZE);
+        return pool;
+    }
+
     private record NodeSpec(String address, Supplier<UnifiedJedis> client, boolean owned) {
     }
 
@@ -313,6 +334,7 @@ public final class RedisLockProvider implements LockProvider {
         private final List<NodeSpec> nodes;
         private String keyPrefix = "txlock:";
         private double clockDriftFactor = 0.01;
+        private Duration recheck = FairWait.RECHECK;
 
         private Builder(List<NodeSpec> nodes) {
             this.nodes = nodes;
@@ -347,6 +369,15 @@ public final class RedisLockProvider implements LockProvider {
         }
 
         /**
+         * For tests: how long a waiter blocks before it refreshes its place and looks whether the lock is its (a
+         * place lasts four of these).
+         */
+        Builder recheck(Duration recheck) {
+            this.recheck = recheck;
+            return this;
+        }
+
+        /**
          * Builds the provider. It connects lazily: a server that is down now makes lock calls fail with
          * {@link LockBackendException} until it is back, and does not fail the build.
          *
@@ -354,17 +385,17 @@ public final class RedisLockProvider implements LockProvider {
          */
         public RedisLockProvider build() {
             KeySpace keys = new KeySpace(keyPrefix);
-            String handOffChannel = keys.handOffChannel(UUID.randomUUID().toString());
+            String providerChannel = keys.providerChannel(UUID.randomUUID().toString());
             List<RedisNode> built = new ArrayList<>();
             try {
                 for (NodeSpec spec : nodes) {
-                    built.add(new RedisNode(spec.address(), spec.client().get(), spec.owned(), handOffChannel));
+                    built.add(new RedisNode(spec.address(), spec.client().get(), spec.owned(), providerChannel));
                 }
             } catch (RuntimeException e) {
                 built.forEach(RedisNode::close);
                 throw e instanceof LockException ? e : new LockBackendException("could not create a Redis client: " + e, e);
             }
-            return new RedisLockProvider(built, keys, clockDriftFactor, handOffChannel);
+            return new RedisLockProvider(built, keys, clockDriftFactor, recheck);
         }
     }
 }

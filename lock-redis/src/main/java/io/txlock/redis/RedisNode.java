@@ -30,31 +30,59 @@ final class RedisNode implements AutoCloseable {
     private final UnifiedJedis client;
     private final boolean ownsClient;
     private final ReleaseSubscriber subscriber;
+    private final BlockedWaiters blockedWaiters;
 
     /**
-     * @param handOffChannel the provider's hand-off channel (see {@link KeySpace#handOffChannel})
+     * @param providerChannel the provider's own channel (see {@link KeySpace#providerChannel})
      */
-    RedisNode(String address, UnifiedJedis client, boolean ownsClient, String handOffChannel) {
+    RedisNode(String address, UnifiedJedis client, boolean ownsClient, String providerChannel) {
         this.address = address;
         this.client = client;
         this.ownsClient = ownsClient;
-        this.subscriber = new ReleaseSubscriber(address, client, handOffChannel, this::dropIdleConnections);
+        this.subscriber = new ReleaseSubscriber(address, client, providerChannel, this::dropIdleConnections);
+        this.blockedWaiters = new BlockedWaiters(client);
     }
 
     /**
-     * @param keys the lock's {@link KeySpace#scriptKeys script keys}
+     * @param keys the lock's {@link KeySpace#waiterKeys keys for this attempt}
      * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
-     * @param handOffChannel where the provider hears that the lock was handed to a queued attempt
      */
-    Answer acquire(List<String> keys, long leaseMillis, String claim, long placeMillis, String handOffChannel) {
+    Answer acquire(List<String> keys, long leaseMillis, String claim, long placeMillis) {
         return call("acquire '" + keys.get(0) + "'", () -> {
             List<?> reply = (List<?>) LuaScript.ACQUIRE.run(client, keys,
-                    List.of(Long.toString(leaseMillis), claim, Long.toString(placeMillis), handOffChannel));
+                    List.of(Long.toString(leaseMillis), claim, Long.toString(placeMillis)));
             return asLong(reply.get(0)) == 1 ? new Answer(asString(reply.get(1)), -1) : new Answer(null, asLong(reply.get(1)));
         });
     }
 
-    /** @return whether the lock had been handed to the leaving attempt (it is passed on to the next waiter now) */
+    /**
+     * Blocks until the lock is handed to a queued attempt (pushed on its own list), at most {@code nanos}, once more
+     * on a fresh connection if the first broke (a restarted server); see {@link BlockedWaiters}.
+     *
+     * @return the handed lock's value, or null
+     */
+    String awaitHandOff(String handedKey, long nanos, HandOff handOff) {
+        try {
+            try {
+                return blockedWaiters.await(handedKey, nanos, handOff);
+            } catch (JedisConnectionException broken) {
+                dropIdleConnections();
+                return blockedWaiters.await(handedKey, nanos, handOff);
+            }
+        } catch (JedisException e) {
+            throw new LockBackendException("redis " + address + ": could not wait on '" + handedKey + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** @return how many attempts may block on this node at once */
+    int blockedWaitersLimit() {
+        return blockedWaiters.limit();
+    }
+
+    /**
+     * @param keys the lock's {@link KeySpace#waiterKeys keys for this attempt}
+     * @return whether the lock had been handed to the leaving attempt (it is passed on to the next waiter now)
+     */
     boolean leave(List<String> keys, String claim) {
         return call("leave the queue of '" + keys.get(0) + "'", () -> asLong(LuaScript.LEAVE.run(client, keys, List.of(claim))) == 1);
     }
@@ -108,11 +136,6 @@ final class RedisNode implements AutoCloseable {
     /** Runs {@code onRelease} when this node publishes a release on {@code channel}; see {@link ReleaseSubscriber}. */
     AutoCloseable subscribe(String channel, Runnable onRelease) {
         return subscriber.subscribe(channel, onRelease);
-    }
-
-    /** The subscriber of this node, which delivers hand-offs to waiting attempts. */
-    ReleaseSubscriber subscriber() {
-        return subscriber;
     }
 
     String address() {

@@ -71,21 +71,20 @@ final class Redlock implements AutoCloseable {
     /** One attempt that does not queue: quorum mode's, and a single master's that may not wait. */
     Attempt tryAcquire(LockRequest request) {
         requireMinLease(request);
-        return tryAcquire(request, LockValue.newClaim(request.owner()), 0, "");
+        return tryAcquire(request, LockValue.newClaim(request.owner()), 0);
     }
 
     /**
      * One attempt under a claim the caller chose; with one master it may queue (see {@link FairWait}).
      *
      * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
-     * @param handOffChannel where this provider hears that the lock was handed to a queued attempt
      */
-    Attempt tryAcquire(LockRequest request, String claim, long placeMillis, String handOffChannel) {
+    Attempt tryAcquire(LockRequest request, String claim, long placeMillis) {
         long start = System.nanoTime();
         long lease = leaseMillis(request.lease());
         String key = keys.lockKey(request.name());
-        List<String> scriptKeys = keys.scriptKeys(request.name());
-        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(scriptKeys, lease, claim, placeMillis, handOffChannel));
+        List<String> scriptKeys = keys.waiterKeys(request.name(), claim);
+        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(scriptKeys, lease, claim, placeMillis));
 
         String[] provisional = new String[nodes.size()];
         BitSet mayHold = new BitSet(nodes.size());

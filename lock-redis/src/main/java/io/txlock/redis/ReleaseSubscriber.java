@@ -5,7 +5,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,17 +13,16 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
- * What one provider hears from one Redis node: ONE pub/sub connection and thread, whatever the number of waiters.
- * The provider's own hand-off channel is always subscribed: the release before a queued waiter publishes there
- * the lock it handed to that waiter, and the message goes to that waiter's {@link HandOff} alone. In quorum mode a
- * lock's release channel is subscribed too while at least one local waiter wants it (a hint), and unsubscribed
- * when the last leaves. Started when a local thread first waits; after a lost connection it reconnects with
- * backoff.
+ * What one provider hears from one Redis node in quorum mode: ONE pub/sub connection and thread, whatever the number
+ * of waiters. A lock's release channel is subscribed while at least one local waiter wants it (a hint), and
+ * unsubscribed when the last leaves; the provider's own channel is always subscribed, and its confirmation says the
+ * connection is live. Started when a local thread first subscribes; after a lost connection it reconnects with
+ * backoff. (A single master's waiters do not use it: each blocks on a list of its own, see {@link FairWait}.)
  *
  * <p>Subscribing never waits for the server: the caller's thread only asks, and the subscription's confirmation
  * wakes the channel's waiters once, since a release may have happened before the channel was live (also after a
- * reconnect): hand-off waiters look in Redis whether the lock is theirs, hint waiters try again. Messages may be
- * lost: waiters look again now and then, so a lost message delays a waiter, never hangs it.
+ * reconnect): they try again. Messages may be lost: waiters look again now and then, so a lost message delays a
+ * waiter, never hangs it.
  */
 final class ReleaseSubscriber implements AutoCloseable {
 
@@ -39,8 +37,6 @@ final class ReleaseSubscriber implements AutoCloseable {
     private final Object lock = new Object();
     /** Guarded by lock: the channels local waiters want. */
     private final Map<String, Topic> topics = new HashMap<>();
-    /** The waiting attempts of this provider by claim: where a hand-off published on {@link #ownChannel} goes. */
-    private final Map<String, HandOff> handOffs = new ConcurrentHashMap<>();
     /** Guarded by lock: the channels asked of the current connection. */
     private final Set<String> requested = new LinkedHashSet<>();
     /** Guarded by lock: the current connection once its own channel is confirmed, else null. */
@@ -52,7 +48,7 @@ final class ReleaseSubscriber implements AutoCloseable {
     private Thread thread;
 
     /**
-     * @param ownChannel the provider's hand-off channel, subscribed as long as the connection lives
+     * @param ownChannel the provider's own channel, subscribed as long as the connection lives
      * @param onConnectionFailure run when the connection breaks, before reconnecting: drops the client's other
      *     pooled connections, which the same failure has probably broken
      */
@@ -61,43 +57,6 @@ final class ReleaseSubscriber implements AutoCloseable {
         this.client = client;
         this.ownChannel = ownChannel;
         this.onConnectionFailure = onConnectionFailure;
-    }
-
-    /**
-     * Registers a waiting attempt, before it first asks Redis, so that no hand-off to it is dropped. Does not
-     * connect: {@link #listen()} does, once the attempt has to wait.
-     *
-     * @param claim the attempt's claim, which a handed lock's value ends with
-     * @return where the attempt waits; {@link #forget} it when the attempt ends
-     */
-    HandOff expect(String claim) {
-        HandOff handOff = new HandOff();
-        handOffs.put(claim, handOff);
-        if (closed) {
-            handOff.cancel();
-        }
-        return handOff;
-    }
-
-    void forget(String claim, HandOff handOff) {
-        handOffs.remove(claim, handOff);
-    }
-
-    /**
-     * @return whether the subscriber is connecting for the first time or after a lost connection, and its last attempt
-     *     did not fail: hand-offs published now may be missed, but soon will not
-     */
-    boolean connecting() {
-        synchronized (lock) {
-            return connected == null && !failing && !closed;
-        }
-    }
-
-    /** Connects, unless connected or connecting: returns at once; the confirmation nudges every waiting attempt. */
-    void listen() {
-        synchronized (lock) {
-            start();
-        }
     }
 
     /** Guarded by lock. */
@@ -157,7 +116,6 @@ final class ReleaseSubscriber implements AutoCloseable {
                 send(() -> connected.unsubscribe());
             }
         }
-        handOffs.values().forEach(HandOff::cancel);
         if (running != null) {
             running.interrupt();
             try {
@@ -215,8 +173,7 @@ final class ReleaseSubscriber implements AutoCloseable {
     }
 
     /**
-     * The own channel is confirmed: catch up with the subscriptions that changed while connecting, and let every
-     * waiting attempt look whether a lock was handed to it while nothing listened.
+     * The own channel is confirmed: catch up with the subscriptions that changed while connecting.
      */
     private void onConnected(Listener listener) {
         synchronized (lock) {
@@ -240,14 +197,6 @@ final class ReleaseSubscriber implements AutoCloseable {
                 log.info("redis {}: release notifications restored", address);
             }
             failing = false;
-        }
-        handOffs.values().forEach(HandOff::nudge);
-    }
-
-    private void onHandOff(String value) {
-        HandOff handOff = handOffs.get(LockValue.claimOf(value));
-        if (handOff != null) {
-            handOff.deliver(value);
         }
     }
 
@@ -307,9 +256,7 @@ final class ReleaseSubscriber implements AutoCloseable {
 
         @Override
         public void onMessage(String channel, String message) {
-            if (channel.equals(ownChannel)) {
-                onHandOff(message);
-            } else {
+            if (!channel.equals(ownChannel)) {
                 onReleased(channel);
             }
         }

@@ -1,9 +1,9 @@
 -- One attempt to take a lock, fair to the waiters queued for it: it is granted only if it is free and nobody
 -- waits, or if this attempt is the first waiter.
--- KEYS[1] the lock key, KEYS[2] the fencing counter, KEYS[3] the queue, KEYS[4] the waiters (see queue.lua);
+-- KEYS[1] the lock key, KEYS[2] the fencing counter, KEYS[3] the queue, KEYS[4] the waiters (see queue.lua),
+-- KEYS[5] the attempt's own list, where the lock is pushed when it is handed to it;
 -- ARGV[1] lease in ms, ARGV[2] the claim of this attempt ("<grant id> <host> <owner id>", chosen by the client),
--- ARGV[3] how long this attempt's place in the queue lasts, in ms (0: do not queue), ARGV[4] the channel on which
--- the attempt's provider hears that the lock was handed to it.
+-- ARGV[3] how long this attempt's place in the queue lasts, in ms (0: do not queue).
 -- A key of the same owner (host and owner id) under another claim is taken over: an owner never asks for a lock
 -- it holds, so it is the grant of an earlier attempt whose answer was lost, and asking again must not lock the
 -- owner out. A key holding this very claim was handed to this attempt while it waited.
@@ -13,6 +13,7 @@ local current = redis.call('GET', KEYS[1])
 if current then
   local holder = claim_of(current)
   if holder == ARGV[2] then
+    redis.call('DEL', KEYS[5])
     return {1, current}
   end
   if string.match(holder or '', '^%S+ (.*)$') == string.match(ARGV[2], '^%S+ (.*)$') then
@@ -33,7 +34,7 @@ if not current then
 end
 local place = tonumber(ARGV[3])
 if place > 0 then
-  local entry = string.format('%.0f ', math.floor(micros / 1000) + place) .. ARGV[1] .. ' ' .. ARGV[4]
+  local entry = string.format('%.0f ', math.floor(micros / 1000) + place) .. ARGV[1] .. ' ' .. KEYS[5]
   if redis.call('HSET', KEYS[4], ARGV[2], entry) == 1 then
     redis.call('RPUSH', KEYS[3], ARGV[2])
   end

@@ -1,8 +1,9 @@
 -- Shared by the scripts that grant a lock or change its queue of waiters; LuaScript puts it before each of them.
 -- A lock's waiters: KEYS[3] a list of their claims, first come first; KEYS[4] a hash from claim to
--- "<place expires, server ms> <lease ms> <channel of the waiter's provider>". A place lasts until its waiter
--- refreshes it again or gives up; a waiter that died is dropped once its place expired. Both keys expire with the
--- last place, so a name nobody waits for leaves nothing behind.
+-- "<place expires, server ms> <lease ms> <the waiter's own list>". A place lasts until its waiter refreshes it
+-- again or gives up; a waiter that died is dropped once its place expired. Both keys expire with the last place,
+-- so a name nobody waits for leaves nothing behind. A waiter blocks (BLPOP) on its own list, where the lock is
+-- pushed when it is handed to it; that list expires with the lease it was handed.
 
 local function claim_of(value)
   return string.match(value, '^%d+ %d+ (.*)$')
@@ -45,8 +46,9 @@ local function live_head(queue_key, waiters_key, now_ms)
   end
 end
 
--- If the lock is free, grants it to the first live waiter, with that waiter's lease, and publishes the lock's value
--- on that waiter's channel only. The waiter holds the lock from here on, whether or not the message reaches it.
+-- If the lock is free, grants it to the first live waiter, with that waiter's lease, and pushes the lock's value on
+-- that waiter's own list, which wakes that waiter alone. The waiter holds the lock from here on, whether or not it
+-- still waits on its list.
 local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros)
   if redis.call('EXISTS', lock_key) == 1 then
     return
@@ -55,8 +57,9 @@ local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros)
   if not head then
     return
   end
-  local lease, channel = string.match(entry, '^%d+ (%d+) (.+)$')
+  local lease, handed = string.match(entry, '^%d+ (%d+) (.+)$')
   leave_queue(queue_key, waiters_key, head)
-  redis.call('PUBLISH', channel, grant(lock_key, fence_key, head, lease, micros))
+  redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros))
+  redis.call('PEXPIRE', handed, lease)
 end
 

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
@@ -171,6 +173,122 @@ class FairQueueTest {
 
         held.release();
         assertThat(staying.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+    }
+
+    /**
+     * Three managers block in the queue; each release wakes the head alone: it takes the grant from its list, and the
+     * others never run their acquire script again (counted; a recheck of a minute keeps them from looking on their own).
+     */
+    @Test
+    void aReleaseWakesExactlyTheHead() throws Exception {
+        String name = "head-only";
+        LockHandle held = manager().acquire(name, WAIT);
+        List<RedisLockProvider> providers = new ArrayList<>();
+        List<CompletableFuture<LockHandle>> waits = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RedisLockProvider provider = RedisLockProvider.builder(SharedRedis.address(), SharedRedis.config()).keyPrefix(PREFIX)
+                    .recheck(Duration.ofMinutes(1)).build();
+            LockManager waiter = LockManager.builder(provider).transactions(TransactionSupport.none()).build();
+            toClose.add(waiter);
+            providers.add(provider);
+            waits.add(waiter.acquireAsync(name, WAIT).toCompletableFuture());
+            awaitQueued(name, i + 1);
+        }
+        held.release();
+        LockHandle first = waits.get(0).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(queue(name)).as("still queued").hasSize(2);
+        assertThat(providers).extracting(RedisLockProvider::handOffsTaken).as("grants taken from a list").containsExactly(1L, 0L, 0L);
+        assertThat(providers).extracting(RedisLockProvider::queuedLooks).as("acquire scripts run").containsExactly(1L, 1L, 1L);
+
+        first.release();
+        LockHandle second = waits.get(1).get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(providers).extracting(RedisLockProvider::handOffsTaken).containsExactly(1L, 1L, 0L);
+        assertThat(providers).extracting(RedisLockProvider::queuedLooks).containsExactly(1L, 1L, 1L);
+        second.release();
+        waits.get(2).get(PATIENCE.toSeconds(), TimeUnit.SECONDS).release();
+        assertThat(providers).extracting(RedisLockProvider::handOffsTaken).containsExactly(1L, 1L, 1L);
+    }
+
+    /**
+     * An interrupted waiter blocked in its BLPOP: the cancel closes that connection (the server no longer lists it),
+     * the waiter leaves the queue and deletes its list, and the next waiter is served.
+     */
+    @Test
+    void aCancelledBlockedWaiterLeavesTheQueueAndItsConnection() throws Exception {
+        String name = "cancelled-blocked";
+        String clientName = "txlock-cancel-" + PREFIX.substring(12, 24);
+        LockHandle held = manager().acquire(name, WAIT);
+        RedisLockProvider provider = RedisLockProvider.builder(SharedRedis.address(), DefaultJedisClientConfig.builder()
+                .clientName(clientName).connectionTimeoutMillis(2_000).socketTimeoutMillis(2_000).build())
+                .keyPrefix(PREFIX).recheck(Duration.ofMinutes(1)).build();
+        LockManager leaving = LockManager.builder(provider).transactions(TransactionSupport.none()).build();
+        toClose.add(leaving);
+        CompletableFuture<Thread> leavingThread = new CompletableFuture<>();
+        CompletableFuture<Throwable> leavingOutcome = new CompletableFuture<>();
+        new Thread(() -> {
+            leavingThread.complete(Thread.currentThread());
+            try {
+                leaving.acquire(name, WAIT).release();
+                leavingOutcome.complete(null);
+            } catch (Throwable e) {
+                leavingOutcome.complete(e);
+            }
+        }, "cancelled-waiter").start();
+        awaitQueued(name, 1);
+        String leavingClaim = queue(name).get(0);
+        await("the waiter blocked").atMost(PATIENCE).until(() -> blocked(clientName).size() == 1);
+        String blockedId = blocked(clientName).get(0);
+        CompletableFuture<Long> staying = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
+        awaitQueued(name, 2);
+
+        leavingThread.get().interrupt();
+        assertThat(leavingOutcome.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
+        assertThat(queue(name)).as("the queue as soon as the interrupted acquire returned").hasSize(1).doesNotContain(leavingClaim);
+        assertThat(redis.exists(PREFIX + "handed:" + leavingClaim.substring(0, leavingClaim.indexOf(' ')))).as("its list").isFalse();
+        await("its blocked connection closed").atMost(PATIENCE)
+                .until(() -> SharedRedis.clientList().lines().noneMatch(l -> l.startsWith("id=" + blockedId + " ")));
+        assertThat(provider.queuedLooks()).as("acquire scripts run").isEqualTo(1);
+
+        held.release();
+        assertThat(staying.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+    }
+
+    /**
+     * A caller's client with a pool of 2 lets one attempt block at a time; a second one waits for it, looking in Redis
+     * now and then, and both are granted in turn, with connections left for the releases.
+     */
+    @Test
+    void waitersBeyondHalfThePoolAreServedByTheirRechecks() throws Exception {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(2);
+        pool.setMaxIdle(2);
+        try (RedisClient client = RedisClient.builder().hostAndPort(SharedRedis.address()).clientConfig(SharedRedis.config())
+                .poolConfig(pool).build()) {
+            RedisLockProvider provider = RedisLockProvider.builder(client).keyPrefix(PREFIX).build();
+            assertThat(provider.blockedWaitersLimit()).isEqualTo(1);
+            LockManager waiter = LockManager.builder(provider).transactions(TransactionSupport.none()).build();
+            toClose.add(waiter);
+            LockManager holder = manager();
+            List<LockHandle> held = List.of(holder.acquire("pool-0", WAIT), holder.acquire("pool-1", WAIT));
+            List<CompletableFuture<LockHandle>> waits = List.of(waiter.acquireAsync("pool-0", WAIT).toCompletableFuture(),
+                    waiter.acquireAsync("pool-1", WAIT).toCompletableFuture());
+            awaitQueued("pool-0", 1);
+            awaitQueued("pool-1", 1);
+            held.forEach(LockHandle::release);
+            for (int i = 0; i < 2; i++) {
+                try (LockHandle got = waits.get(i).get(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                    assertThat(got.fencingToken()).isGreaterThan(held.get(i).fencingToken());
+                }
+            }
+            waiter.close();
+        }
+    }
+
+    /** @return the ids of the connections named {@code clientName} that are blocked right now */
+    private static List<String> blocked(String clientName) {
+        return SharedRedis.clientList().lines().filter(l -> l.contains(" name=" + clientName + " ") && l.contains(" flags=b "))
+                .map(l -> l.substring(3, l.indexOf(' '))).toList();
     }
 
     @Test

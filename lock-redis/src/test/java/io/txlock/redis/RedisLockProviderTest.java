@@ -173,34 +173,45 @@ class RedisLockProviderTest {
         }
     }
 
-    /** A queued waiter is handed the lock by the release before it: granted from the message, not by a re-check. */
+    /**
+     * A provider whose waiters never look again on their own within a test (a recheck of a minute): a grant it
+     * takes came from its list.
+     */
+    private RedisLockProvider blockingProvider(redis.clients.jedis.JedisClientConfig config) {
+        RedisLockProvider p = RedisLockProvider.builder(SharedRedis.address(), config).keyPrefix(PREFIX)
+                .recheck(Duration.ofMinutes(1)).build();
+        toClose.add(p);
+        return p;
+    }
+
+    /** A queued waiter is handed the lock by the release before it: popped from its list, not found by a re-check. */
     @Test
-    void aQueuedWaiterIsHandedTheLockByTheReleaseMessage() throws Exception {
+    void aQueuedWaiterIsHandedTheLockByTheRelease() throws Exception {
         LockManager holder = manager();
-        RedisLockProvider waiting = provider();
+        RedisLockProvider waiting = blockingProvider(SharedRedis.config());
         LockManager waiter = LockManager.builder(waiting).transactions(TransactionSupport.none()).build();
         toClose.add(waiter);
         LockHandle held = holder.acquire("handoff");
         CompletableFuture<LockHandle> next = waiter.acquireAsync("handoff",
                 LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture();
         awaitQueued("handoff");
-        awaitListening(waiting);
         held.release();
         try (LockHandle got = next.get(30, TimeUnit.SECONDS)) {
             assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
-            assertThat(waiting.handOffsTaken()).as("granted from the release's message").isEqualTo(1);
+            assertThat(waiting.handOffsTaken()).as("granted from the release's push").isEqualTo(1);
+            assertThat(waiting.queuedLooks()).as("acquire scripts: the one that queued").isEqualTo(1);
         }
     }
 
     /**
-     * One pub/sub connection per provider serves all its waiters, whatever the names; no per-lock channel is
-     * subscribed on a single master, and nothing of the queues stays once nobody waits.
+     * Each waiting attempt blocks on one connection of its own, and nothing subscribes on a single master; nothing of
+     * the queues stays once nobody waits.
      */
     @Test
-    void oneSubscriberConnectionServesAllWaitersOfAProvider() throws Exception {
+    void eachBlockedWaiterHoldsOneConnectionAndNothingSubscribes() throws Exception {
         String clientName = "txlock-test-" + PREFIX.substring(12, 24);
-        RedisLockProvider waiting = RedisLockProvider.builder(SharedRedis.address(), DefaultJedisClientConfig.builder()
-                .clientName(clientName).connectionTimeoutMillis(2_000).socketTimeoutMillis(2_000).build()).keyPrefix(PREFIX).build();
+        RedisLockProvider waiting = blockingProvider(DefaultJedisClientConfig.builder()
+                .clientName(clientName).connectionTimeoutMillis(2_000).socketTimeoutMillis(2_000).build());
         LockManager waiter = LockManager.builder(waiting).transactions(TransactionSupport.none()).build();
         toClose.add(waiter);
         LockManager holder = manager();
@@ -213,20 +224,27 @@ class RedisLockProviderTest {
         for (int i = 0; i < 3; i++) {
             awaitQueued("sub-" + i);
         }
-        awaitListening(waiting);
+        await("three blocked connections").atMost(Duration.ofSeconds(30)).until(() -> blockedConnections(clientName) == 3);
         assertThat(SharedRedis.clientList().lines().filter(l -> l.contains("name=" + clientName + " ")).filter(l -> !l.contains(" sub=0 ")).count())
-                .as("pub/sub connections of this provider").isEqualTo(1);
-        assertThat(SharedRedis.subscribers(PREFIX + "released:sub-0")).as("no per-lock channel").isZero();
+                .as("pub/sub connections of this provider").isZero();
         held.forEach(LockHandle::release);
         for (CompletableFuture<LockHandle> wait : waits) {
             wait.get(30, TimeUnit.SECONDS).release();
         }
         assertThat(waiting.handOffsTaken()).isEqualTo(3);
-        assertThat(SharedRedis.keys(redis, PREFIX).stream().filter(k -> k.contains(":sub-"))).as("keys of the names").isEmpty();
+        assertThat(blockedConnections(clientName)).as("blocked connections once nobody waits").isZero();
+        assertThat(SharedRedis.keys(redis, PREFIX).stream().filter(k -> k.contains(":sub-") || k.contains(":handed:")))
+                .as("keys of the names and the waiters").isEmpty();
+    }
+
+    /** @return how many connections named {@code clientName} are blocked (in a BLPOP) right now */
+    static long blockedConnections(String clientName) {
+        return SharedRedis.clientList().lines().filter(l -> l.contains(" name=" + clientName + " "))
+                .filter(l -> l.contains(" flags=b ") && l.contains(" cmd=blpop ")).count();
     }
 
     /**
-     * A hand-off whose message is lost (its waiter's channel rewritten to one nobody hears) is found by the waiter's
+     * A hand-off pushed where its waiter does not block (its list rewritten to another) is found by the waiter's
      * re-check: the lock's key holds the waiter's claim.
      */
     @Test
@@ -244,7 +262,7 @@ class RedisLockProviderTest {
         held.release();
         try (LockHandle got = next.get(30, TimeUnit.SECONDS)) {
             assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
-            assertThat(waiting.handOffsTaken()).as("no message reached the waiter").isZero();
+            assertThat(waiting.handOffsTaken()).as("nothing reached the waiter's list").isZero();
         }
     }
 
@@ -269,12 +287,6 @@ class RedisLockProviderTest {
         await("a waiter queued for '" + name + "'").atMost(Duration.ofSeconds(30))
                 .until(() -> redis.llen(PREFIX + "queue:" + name) > 0);
         return redis.lindex(PREFIX + "queue:" + name, 0);
-    }
-
-    /** Waits until the provider's hand-off channel is subscribed: a hand-off published from now on reaches it. */
-    static void awaitListening(RedisLockProvider provider) {
-        await("the provider's hand-off channel subscribed").atMost(Duration.ofSeconds(10))
-                .until(() -> SharedRedis.subscribers(provider.handOffChannel()) == 1L);
     }
 
     /** An expiring key publishes nothing: the waiter's re-check, bounded by the holder's remaining lease, finds it free. */
