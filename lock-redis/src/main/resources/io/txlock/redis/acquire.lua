@@ -25,12 +25,12 @@ if not current then
   local head = live_head(KEYS[3], KEYS[4], math.floor(micros / 1000))
   if not head or head == ARGV[2] then
     if head then
-      leave_queue(KEYS[3], KEYS[4], head)
+      pop_head(KEYS[3], KEYS[4], head)
     end
     return {1, grant(KEYS[1], KEYS[2], ARGV[2], ARGV[1], micros)}
   end
   -- free, and another waiter's turn (its predecessor's lease ran out, or the predecessor left): hand it over
-  hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], micros)
+  hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], micros, true)
 end
 local place = tonumber(ARGV[3])
 if place > 0 then

@@ -30,6 +30,12 @@ local function leave_queue(queue_key, waiters_key, claim)
   redis.call('HDEL', waiters_key, claim)
 end
 
+-- Takes the first waiter, just found by live_head, out of the queue.
+local function pop_head(queue_key, waiters_key, head)
+  redis.call('LPOP', queue_key)
+  redis.call('HDEL', waiters_key, head)
+end
+
 -- Drops the waiters at the head of the queue whose place expired; returns the first live one's claim and entry.
 local function live_head(queue_key, waiters_key, now_ms)
   while true do
@@ -46,20 +52,29 @@ local function live_head(queue_key, waiters_key, now_ms)
   end
 end
 
--- If the lock is free, grants it to the first live waiter, with that waiter's lease, and pushes the lock's value on
--- that waiter's own list, which wakes that waiter alone. The waiter holds the lock from here on, whether or not it
--- still waits on its list.
-local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros)
-  if redis.call('EXISTS', lock_key) == 1 then
-    return
+-- If the lock is free (known_free: the caller saw it free, or is freeing it and leaves the key to this function),
+-- grants it to the first live waiter, with that waiter's lease, and pushes the lock's value on that waiter's own
+-- list, which wakes that waiter alone. The waiter holds the lock from here on, whether or not it still waits on its
+-- list. Drops the expired places before it. Returns whether it granted the lock (its key then holds the new grant).
+local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros, known_free)
+  if not known_free and redis.call('EXISTS', lock_key) == 1 then
+    return false
   end
-  local head, entry = live_head(queue_key, waiters_key, math.floor(micros / 1000))
-  if not head then
-    return
+  local now_ms = math.floor(micros / 1000)
+  while true do
+    local head = redis.call('LPOP', queue_key)
+    if not head then
+      return false
+    end
+    local entry = redis.call('HGET', waiters_key, head)
+    redis.call('HDEL', waiters_key, head)
+    if entry then
+      local expires, lease, handed = string.match(entry, '^(%d+) (%d+) (.+)$')
+      if tonumber(expires) > now_ms then
+        redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros))
+        redis.call('PEXPIRE', handed, lease)
+        return true
+      end
+    end
   end
-  local lease, handed = string.match(entry, '^%d+ (%d+) (.+)$')
-  leave_queue(queue_key, waiters_key, head)
-  redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros))
-  redis.call('PEXPIRE', handed, lease)
 end
-

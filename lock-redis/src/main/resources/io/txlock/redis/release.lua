@@ -5,13 +5,14 @@
 -- Returns 1 if deleted, 0 if the key is gone or belongs to another grant (then it only hands over a lock that is
 -- free, as any script here does).
 local current = redis.call('GET', KEYS[1])
-local released = 0
 if current and claim_of(current) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
   if ARGV[2] ~= '' then
     redis.call('PUBLISH', ARGV[2], '')
   end
-  released = 1
+  if not hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now_micros(), true) then
+    redis.call('DEL', KEYS[1])
+  end
+  return 1
 end
-hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now_micros())
-return released
+hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now_micros(), false)
+return 0
