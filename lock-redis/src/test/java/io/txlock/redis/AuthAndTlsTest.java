@@ -65,9 +65,8 @@ class AuthAndTlsTest {
     }
 
     /**
-     * Subscribing never holds up a waiter. Here the server refuses the subscription (a user without SUBSCRIBE), so
-     * it is never confirmed: a short timed wait still ends at its bound (waiting for the confirmation used to add
-     * 2 s), and a longer one finds the lock handed to it, without the message, by its re-check.
+     * A single master's waiters need no pub/sub. Here the server refuses SUBSCRIBE: a short timed wait still ends at
+     * its bound, and a longer one is handed the lock on its list.
      */
     @Test
     void aSubscriptionThatIsNeverConfirmedDoesNotStretchATimedWait() throws Exception {
