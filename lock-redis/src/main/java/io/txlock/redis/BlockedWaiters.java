@@ -63,34 +63,50 @@ final class BlockedWaiters {
             return null;
         }
         try {
-            double seconds = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)) / 1000.0;
             if (pool == null) {
+                double seconds = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)) / 1000.0;
                 KeyValue<String, String> popped = handOff.cancelled() ? null : client.blpop(seconds, handedKey);
                 return popped == null ? null : popped.getValue();
             }
-            return awaitOn(pool.getResource(), handedKey, seconds, handOff);
+            return awaitOn(pool.getResource(), handedKey, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)), handOff);
         } finally {
             permits.release();
         }
     }
 
-    private static String awaitOn(Connection connection, String handedKey, double seconds, HandOff handOff) {
+    /**
+     * The {@code BLPOP} on a pooled connection, whose socket timeout is stretched by the {@code BLPOP}'s own: a server
+     * that stops answering fails the wait as it fails any command, instead of hanging it.
+     */
+    private static String awaitOn(Connection connection, String handedKey, long millis, HandOff handOff) {
         try (connection) {
             if (!handOff.blocksOn(connection)) {
                 return null;
             }
+            int socketTimeout = connection.getSoTimeout();
             try {
+                if (socketTimeout > 0) {
+                    connection.setSoTimeout((int) Math.min(Integer.MAX_VALUE, socketTimeout + millis));
+                }
                 KeyValue<String, String> popped = connection.executeCommand(new CommandObject<>(
-                        new CommandArguments(Protocol.Command.BLPOP).key(handedKey).add(seconds).blocking(),
+                        new CommandArguments(Protocol.Command.BLPOP).key(handedKey).add(millis / 1000.0),
                         BuilderFactory.KEYED_ELEMENT));
                 return popped == null ? null : popped.getValue();
             } catch (JedisConnectionException e) {
+                connection.setBroken();
                 if (handOff.cancelled()) {
                     return null;
                 }
                 throw e;
             } finally {
                 handOff.unblocked();
+                if (socketTimeout > 0 && !connection.isBroken()) {
+                    try {
+                        connection.setSoTimeout(socketTimeout);
+                    } catch (RuntimeException cancelledMeanwhile) {
+                        // the socket was closed by a cancel: the pool drops the connection
+                    }
+                }
             }
         }
     }

@@ -59,6 +59,11 @@ final class RedisServer implements AutoCloseable {
         redis.process().restart();
     }
 
+    /** SIGSTOP for {@code pause}, then SIGCONT: the server keeps its connections and answers nothing meanwhile. */
+    void pause(java.time.Duration pause) throws InterruptedException {
+        redis.process().pause(pause);
+    }
+
     /** kill -9: the server loses everything it held in memory. */
     void kill() {
         redis.process().crash();

@@ -110,6 +110,37 @@ class ServerFaultTest {
         }
     }
 
+    /**
+     * A server that stops answering (SIGSTOP) while a waiter blocks in its BLPOP fails that wait as it fails any
+     * command, by the socket timeout stretched by the BLPOP's own: the acquire ends with a backend failure while the
+     * server is still stopped, instead of hanging until it continues.
+     */
+    @Test
+    void aWaiterBlockedOnAStoppedServerFailsInsteadOfHanging() throws Exception {
+        try (LockManager holding = manager(); LockManager waiting = manager()) {
+            LockHandle held = holding.acquire("stopped");
+            CompletableFuture<LockHandle> next = waiting.acquireAsync("stopped", LockOptions.defaults()
+                    .withWait(Duration.ofMinutes(2))).toCompletableFuture();
+            await("queued").atMost(Duration.ofSeconds(20)).until(() -> {
+                try (Jedis jedis = new Jedis(server.address(), FAST_FAILING)) {
+                    return jedis.exists(PREFIX + "queue:stopped");
+                }
+            });
+            Thread pausing = new Thread(() -> {
+                try {
+                    server.pause(Duration.ofSeconds(20));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "pausing-redis");
+            pausing.start();
+            assertThatThrownBy(() -> next.get(60, TimeUnit.SECONDS)).hasCauseInstanceOf(LockBackendException.class);
+            assertThat(pausing.isAlive()).as("the server still stopped when the waiter failed").isTrue();
+            pausing.join();
+            held.release();
+        }
+    }
+
     /** The waiting manager queues while the other holds; the release hands it the lock on its list. */
     private void handOff(LockManager releasing, LockManager waiting, RedisLockProvider waitingProvider, long expectedHandOffs)
             throws Exception {
