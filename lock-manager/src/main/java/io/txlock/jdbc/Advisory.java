@@ -62,7 +62,7 @@ final class Advisory implements LockStrategy {
         Statements st = statements();
         if (r.transactional() && st.advisoryLocksEndWithTransaction()) {
             OptionalLong token = db.inOpenCallerTransaction(r.name(),
-                    c -> st.takeAdvisoryLock(c, keyText(c, r.name()), r.maxBlock(), true),
+                    c -> st.takeAdvisoryLock(SqlSession.of(c), keyText(c, r.name()), r.maxBlock(), true),
                     "take the advisory lock of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
@@ -78,7 +78,7 @@ final class Advisory implements LockStrategy {
         }
         try {
             Connection c = session.connection();
-            OptionalLong token = st.takeAdvisoryLock(c, keyText(c, r.name()), r.maxBlock(), false);
+            OptionalLong token = st.takeAdvisoryLock(session.session(), keyText(c, r.name()), r.maxBlock(), false);
             if (!c.getAutoCommit()) {
                 if (token.isPresent()) {
                     c.commit();
@@ -158,7 +158,7 @@ final class Advisory implements LockStrategy {
         Connection c = session.connection();
         boolean released;
         try {
-            released = db.statements().releaseAdvisoryLock(c, keyText(c, g.name()));
+            released = db.statements().releaseAdvisoryLock(session.session(), keyText(c, g.name()));
             if (!c.getAutoCommit()) {
                 c.commit();
             }
@@ -189,7 +189,7 @@ final class Advisory implements LockStrategy {
     @Override
     public Optional<LockInfo> inspect(String name) {
         Statements st = statements();
-        return db.autoCommitted(c -> st.advisoryLockHeld(c, keyText(c, name))
+        return db.autoCommitted(c -> st.advisoryLockHeld(SqlSession.of(c), keyText(c, name))
                 ? Optional.of(new LockInfo(name, null, null, 0, null, null, 1))
                 : Optional.<LockInfo>empty(), "inspect '" + name + "'");
     }

@@ -291,7 +291,33 @@ final class JdbcAccess {
      * A connection of the provider's own with an open transaction. Auto-commit is switched off only where the pool
      * hands it out on (on MySQL/MariaDB each switch is a round trip), and switched back on at the end.
      */
-    record OwnTransaction(Connection connection, boolean wasAutoCommit) {
+    static final class OwnTransaction {
+
+        private final Connection connection;
+        private final boolean wasAutoCommit;
+        private JdbcSession session;
+
+        OwnTransaction(Connection connection, boolean wasAutoCommit) {
+            this.connection = connection;
+            this.wasAutoCommit = wasAutoCommit;
+        }
+
+        Connection connection() {
+            return connection;
+        }
+
+        /**
+         * @return the session on the connection, which keeps its prepared statements on it for the next borrower
+         *     ({@link ReusedStatements}): the provider ends every transaction on it itself
+         */
+        JdbcSession session() {
+            JdbcSession s = session;
+            if (s == null) {
+                s = JdbcSession.reusing(connection);
+                session = s;
+            }
+            return s;
+        }
 
         /** Rolls back, restores auto-commit, returns the connection to the pool. */
         void end() throws SQLException {

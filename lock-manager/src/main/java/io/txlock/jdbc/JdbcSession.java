@@ -7,12 +7,49 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
 
-/** A {@link SqlSession} on a JDBC connection. */
-record JdbcSession(Connection connection) implements SqlSession {
+/**
+ * A {@link SqlSession} on a JDBC connection.
+ *
+ * @param reused the statements kept on the connection ({@link ReusedStatements}), or null to prepare every
+ *     statement anew and close it after it ran
+ */
+record JdbcSession(Connection connection, ReusedStatements reused) implements SqlSession {
+
+    JdbcSession(Connection connection) {
+        this(connection, null);
+    }
+
+    /**
+     * @param c a connection the provider borrowed and whose transaction it ends itself, never a caller's
+     * @return a session that keeps its prepared statements on the connection for the next borrower
+     *     ({@link ReusedStatements}); one that prepares every statement anew where the connection cannot be unwrapped
+     */
+    static JdbcSession reusing(Connection c) {
+        try {
+            return new JdbcSession(c, ReusedStatements.of(c));
+        } catch (SQLException | RuntimeException e) {
+            return new JdbcSession(c, null);
+        }
+    }
+
+    private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+        return reused != null ? reused.prepare(sql, params) : Statements.prepare(connection, sql, params);
+    }
+
+    private void done(PreparedStatement ps) throws SQLException {
+        if (reused == null) {
+            ps.close();
+        }
+    }
 
     @Override
     public int update(String sql, Object... params) throws SQLException {
-        return Statements.update(connection, sql, params);
+        PreparedStatement ps = prepare(sql, params);
+        try {
+            return ps.executeUpdate();
+        } finally {
+            done(ps);
+        }
     }
 
     /**
@@ -21,7 +58,8 @@ record JdbcSession(Connection connection) implements SqlSession {
      */
     @Override
     public Object[] queryRow(String sql, Object... params) throws SQLException {
-        try (PreparedStatement ps = Statements.prepare(connection, sql, params)) {
+        PreparedStatement ps = prepare(sql, params);
+        try {
             if (!ps.execute()) {
                 throw new SQLException("expected a result set from " + sql);
             }
@@ -35,12 +73,47 @@ record JdbcSession(Connection connection) implements SqlSession {
                 }
                 return row;
             }
+        } finally {
+            done(ps);
+        }
+    }
+
+    /**
+     * Runs a query with {@code execute()}, not {@code executeQuery()}: MySQL Connector/J refuses the latter for a
+     * query that starts with MariaDB's {@code SET STATEMENT … FOR}, which it takes for a statement without results.
+     */
+    @Override
+    public OptionalLong queryLong(String sql, Object... params) throws SQLException {
+        PreparedStatement ps = prepare(sql, params);
+        try {
+            if (!ps.execute()) {
+                throw new SQLException("expected a result set from " + sql);
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+            }
+        } finally {
+            done(ps);
         }
     }
 
     @Override
-    public OptionalLong queryLong(String sql, Object... params) throws SQLException {
-        return Statements.queryLong(connection, sql, params);
+    public OptionalLong queryNullableLong(String sql, Object... params) throws SQLException {
+        PreparedStatement ps = prepare(sql, params);
+        try {
+            if (!ps.execute()) {
+                throw new SQLException("expected a result set from " + sql);
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                if (!rs.next()) {
+                    return OptionalLong.empty();
+                }
+                long value = rs.getLong(1);
+                return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
+            }
+        } finally {
+            done(ps);
+        }
     }
 
     @Override
