@@ -110,9 +110,9 @@ abstract class InnoDbStatements extends Statements {
      * {@code max_statement_time}, say), except a deadlock among user locks, which means "held".
      */
     @Override
-    OptionalLong takeAdvisoryLock(SqlSession s, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
         try {
-            return super.takeAdvisoryLock(s, keyText, maxBlock, callerTx);
+            return super.takeAdvisoryLock(s, key, maxBlock, callerTx);
         } catch (SQLException e) {
             if (USER_LOCK_DEADLOCK.contains(e.getErrorCode())) {
                 return OptionalLong.empty();

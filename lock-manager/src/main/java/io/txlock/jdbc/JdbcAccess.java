@@ -31,6 +31,7 @@ final class JdbcAccess {
     private volatile LockTableSql sql;
     private volatile JdbcDialect dialect;
     private final BoundedConnect boundedConnect;
+    private final java.util.function.IntSupplier leasePoolSize;
 
     JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
         this.transactional = transactional;
@@ -39,6 +40,7 @@ final class JdbcAccess {
         this.configuredDialect = dialect;
         this.table = table;
         this.boundedConnect = new BoundedConnect(table);
+        this.leasePoolSize = BoundedConnect.maximumSize(lease);
     }
 
     String table() {
@@ -246,7 +248,7 @@ final class JdbcAccess {
      *     taken whole (see {@link BoundedConnect#within})
      */
     OwnTransaction openTransaction(String what, int heldByLocks, java.time.Duration wait) throws SQLException {
-        return openTransaction(what, BoundedConnect.within(lease, heldByLocks, wait));
+        return openTransaction(what, BoundedConnect.within(leasePoolSize, heldByLocks, wait));
     }
 
     private OwnTransaction openTransaction(String what, java.time.Duration connectWithin) throws SQLException {
@@ -296,6 +298,7 @@ final class JdbcAccess {
         private final Connection connection;
         private final boolean wasAutoCommit;
         private JdbcSession session;
+        private Object lockKey;
 
         OwnTransaction(Connection connection, boolean wasAutoCommit) {
             this.connection = connection;
@@ -304,6 +307,16 @@ final class JdbcAccess {
 
         Connection connection() {
             return connection;
+        }
+
+        /** @return the key of the lock the connection holds ({@link #lockKey(Object)}), or null */
+        Object lockKey() {
+            return lockKey;
+        }
+
+        /** @param key the key of the lock the connection holds (an advisory lock's), so that its release need not compute it again */
+        void lockKey(Object key) {
+            this.lockKey = key;
         }
 
         /**

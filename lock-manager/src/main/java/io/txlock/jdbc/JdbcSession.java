@@ -32,8 +32,18 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
         }
     }
 
+    /**
+     * A statement kept on the underlying connection runs only while this session's handle is open: once the handle was
+     * given back (a stale grant's release, say), the pool may have lent the connection to someone else.
+     */
     private PreparedStatement prepare(String sql, Object... params) throws SQLException {
-        return reused != null ? reused.prepare(sql, params) : Statements.prepare(connection, sql, params);
+        if (reused == null) {
+            return Statements.prepare(connection, sql, params);
+        }
+        if (connection.isClosed()) {
+            throw new SQLException("the connection was given back to the pool", "08003");
+        }
+        return reused.prepare(sql, params);
     }
 
     private void done(PreparedStatement ps) throws SQLException {

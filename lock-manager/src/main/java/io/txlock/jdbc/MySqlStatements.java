@@ -238,8 +238,8 @@ final class MySqlStatements extends InnoDbStatements {
 
     /** {@link #advisoryLock}, then a token drawn while holding the lock ({@link #newToken}). */
     @Override
-    OptionalLong takeAdvisoryLock(SqlSession s, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
-        OptionalLong got = super.takeAdvisoryLock(s, keyText, maxBlock, callerTx);
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
+        OptionalLong got = super.takeAdvisoryLock(s, key, maxBlock, callerTx);
         return got.isPresent() && got.getAsLong() == 1 ? OptionalLong.of(newToken(s)) : OptionalLong.empty();
     }
 

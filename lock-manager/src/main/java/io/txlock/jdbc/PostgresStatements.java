@@ -367,8 +367,7 @@ final class PostgresStatements extends Statements {
      * statement ({@link #advisoryLock}) that bounds its own wait.
      */
     @Override
-    OptionalLong takeAdvisoryLock(SqlSession s, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
-        Object key = advisoryKey(keyText);
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
         boolean waits = waitMillis(maxBlock) > 0;
         if (callerTx) {
             OptionalLong token = s.queryNullableLong(advisoryXactLockIfFree(), key);

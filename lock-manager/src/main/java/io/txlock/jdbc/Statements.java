@@ -265,15 +265,16 @@ abstract class Statements {
     }
 
     /**
-     * Takes the advisory lock of {@code keyText}, then draws a fencing token while holding it: the
+     * Takes the advisory lock of {@code key}, then draws a fencing token while holding it: the
      * {@link io.txlock.Strategy#ADVISORY} grant. Waits in the database for up to {@code maxBlock}.
      *
+     * @param key the lock's {@link #advisoryKey}
      * @param callerTx take the lock in the caller's transaction, to end with it ({@link #advisoryLocksEndWithTransaction});
-     *     else as a lock of {@code c}'s session
+     *     else as a lock of {@code s}'s session
      * @return the token, or empty if another session held the lock for the whole wait
      */
-    OptionalLong takeAdvisoryLock(SqlSession s, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
-        return s.queryNullableLong(advisoryLock(maxBlock), advisoryKey(keyText), advisoryWait(maxBlock));
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
+        return s.queryNullableLong(advisoryLock(maxBlock), key, advisoryWait(maxBlock));
     }
 
     /** @return the wait parameter of {@link #advisoryLock}, bound after the key */
@@ -281,9 +282,9 @@ abstract class Statements {
         throw noAdvisoryLocks();
     }
 
-    /** @return whether {@code s}'s session held the advisory lock of {@code keyText} and has now let it go */
-    boolean releaseAdvisoryLock(SqlSession s, String keyText) throws SQLException {
-        return s.queryNullableLong(advisoryUnlock(), advisoryKey(keyText)).orElse(0) == 1;
+    /** @return whether {@code s}'s session held the advisory lock of {@code key} ({@link #advisoryKey}) and has now let it go */
+    boolean releaseAdvisoryLock(SqlSession s, Object key) throws SQLException {
+        return s.queryNullableLong(advisoryUnlock(), key).orElse(0) == 1;
     }
 
     /**
@@ -296,9 +297,9 @@ abstract class Statements {
         }
     }
 
-    /** @return whether some session holds the advisory lock of {@code keyText} */
-    boolean advisoryLockHeld(SqlSession s, String keyText) throws SQLException {
-        return s.queryNullableLong(advisoryLocked(), advisoryKey(keyText)).isPresent();
+    /** @return whether some session holds the advisory lock of {@code key} ({@link #advisoryKey}) */
+    boolean advisoryLockHeld(SqlSession s, Object key) throws SQLException {
+        return s.queryNullableLong(advisoryLocked(), key).isPresent();
     }
 
     private UnsupportedOperationException noAdvisoryLocks() {
