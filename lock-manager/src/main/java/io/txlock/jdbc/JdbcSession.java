@@ -32,18 +32,19 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
         }
     }
 
+    private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+        return reused == null ? Statements.prepare(connection, sql, params) : reusedWhileOpen().prepare(sql, params);
+    }
+
     /**
      * A statement kept on the underlying connection runs only while this session's handle is open: once the handle was
      * given back (a stale grant's release, say), the pool may have lent the connection to someone else.
      */
-    private PreparedStatement prepare(String sql, Object... params) throws SQLException {
-        if (reused == null) {
-            return Statements.prepare(connection, sql, params);
-        }
+    private ReusedStatements reusedWhileOpen() throws SQLException {
         if (connection.isClosed()) {
             throw new SQLException("the connection was given back to the pool", "08003");
         }
-        return reused.prepare(sql, params);
+        return reused;
     }
 
     private void done(PreparedStatement ps) throws SQLException {
@@ -156,9 +157,20 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
     /** Reads the id from the statement's generated keys, which MySQL's and MariaDB's drivers take from the answer. */
     @Override
     public OptionalLong lastInsertId(String sql, String selectId, Object... params) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
-            CancellableStatements.track(ps);
-            Statements.bind(ps, 1, params);
+        PreparedStatement ps;
+        if (reused == null) {
+            ps = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
+            try {
+                CancellableStatements.track(ps);
+                Statements.bind(ps, 1, params);
+            } catch (SQLException | RuntimeException e) {
+                ps.close();
+                throw e;
+            }
+        } else {
+            ps = reusedWhileOpen().prepareReturningKeys(sql, params);
+        }
+        try {
             if (ps.executeUpdate() == 0) {
                 return OptionalLong.empty();
             }
@@ -168,6 +180,8 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
                 }
                 return OptionalLong.of(keys.getLong(1));
             }
+        } finally {
+            done(ps);
         }
     }
 

@@ -110,6 +110,21 @@ final class ReusedStatements {
         return ps;
     }
 
+    /**
+     * {@link #prepare}, for a statement whose generated keys are read ({@link java.sql.Statement#RETURN_GENERATED_KEYS})
+     */
+    PreparedStatement prepareReturningKeys(String sql, Object... params) throws SQLException {
+        String key = "-- generated keys\n" + sql;
+        PreparedStatement ps = statements.get(key);
+        if (ps == null || ps.isClosed()) {
+            ps = connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS);
+            statements.put(key, ps);
+        }
+        CancellableStatements.track(ps, false);
+        Statements.bind(ps, 1, params);
+        return ps;
+    }
+
     private static void closeQuietly(PreparedStatement ps) {
         try {
             ps.close();
