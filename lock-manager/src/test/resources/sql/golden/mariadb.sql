@@ -21,10 +21,7 @@ SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' ORDER BY name;
 SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED;
 
 -- advisoryLock (wait 0 ms)
-SELECT IF(GET_LOCK(?, 0.000) = 1, NEXTVAL(method_lock_token_seq), NULL);
-
--- advisoryLock (wait 1500 ms)
-SELECT IF(GET_LOCK(?, 1.500) = 1, NEXTVAL(method_lock_token_seq), NULL);
+SELECT IF(GET_LOCK(?, ? / 1000) = 1, NEXTVAL(method_lock_token_seq), NULL);
 
 -- advisoryLocked
 SELECT IS_USED_LOCK(?);

@@ -21,10 +21,7 @@ SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' ORDER BY name;
 SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED;
 
 -- advisoryLock (wait 0 ms)
-SELECT GET_LOCK(?, 0);
-
--- advisoryLock (wait 1500 ms)
-SELECT GET_LOCK(?, 2);
+SELECT GET_LOCK(?, ?);
 
 -- advisoryLocked
 SELECT IS_USED_LOCK(?);

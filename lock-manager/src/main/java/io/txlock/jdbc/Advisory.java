@@ -34,6 +34,8 @@ final class Advisory implements LockStrategy {
     private final AtomicInteger heldConnections = new AtomicInteger();
     /** The lock table's schema or database, read once; the empty string where there is none. */
     private volatile String namespace;
+    /** Whether the database has advisory locks, checked once it was reached. */
+    private volatile boolean checked;
 
     Advisory(JdbcAccess db) {
         this.db = db;
@@ -53,7 +55,10 @@ final class Advisory implements LockStrategy {
 
     private Statements statements() {
         Statements st = db.statements();
-        requireAdvisoryLocks(db.dialect());
+        if (!checked) {
+            requireAdvisoryLocks(db.dialect());
+            checked = true;
+        }
         return st;
     }
 
@@ -62,7 +67,7 @@ final class Advisory implements LockStrategy {
         Statements st = statements();
         if (r.transactional() && st.advisoryLocksEndWithTransaction()) {
             OptionalLong token = db.inOpenCallerTransaction(r.name(),
-                    c -> st.takeAdvisoryLock(c, keyText(c, r.name()), r.maxBlock(), true),
+                    c -> st.takeAdvisoryLock(SqlSession.of(c), key(c, r.name()), r.maxBlock(), true),
                     "take the advisory lock of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
@@ -78,7 +83,8 @@ final class Advisory implements LockStrategy {
         }
         try {
             Connection c = session.connection();
-            OptionalLong token = st.takeAdvisoryLock(c, keyText(c, r.name()), r.maxBlock(), false);
+            Object key = key(c, r.name());
+            OptionalLong token = st.takeAdvisoryLock(session.session(), key, r.maxBlock(), false);
             if (!c.getAutoCommit()) {
                 if (token.isPresent()) {
                     c.commit();
@@ -91,6 +97,7 @@ final class Advisory implements LockStrategy {
                 return Attempt.held();
             }
             heldConnections.incrementAndGet();
+            session.lockKey(key);
             return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, session));
         } catch (SQLException e) {
             discard(session);
@@ -128,6 +135,11 @@ final class Advisory implements LockStrategy {
         }
     }
 
+    /** @return the name's advisory key ({@link AdvisoryKeys}) */
+    private Object key(Connection c, String name) throws SQLException {
+        return db.statements().advisoryKey(keyText(c, name));
+    }
+
     private String keyText(Connection c, String name) throws SQLException {
         String ns = namespace;
         if (ns == null) {
@@ -158,7 +170,8 @@ final class Advisory implements LockStrategy {
         Connection c = session.connection();
         boolean released;
         try {
-            released = db.statements().releaseAdvisoryLock(c, keyText(c, g.name()));
+            Object key = session.lockKey();
+            released = db.statements().releaseAdvisoryLock(session.session(), key != null ? key : key(c, g.name()));
             if (!c.getAutoCommit()) {
                 c.commit();
             }
@@ -189,7 +202,7 @@ final class Advisory implements LockStrategy {
     @Override
     public Optional<LockInfo> inspect(String name) {
         Statements st = statements();
-        return db.autoCommitted(c -> st.advisoryLockHeld(c, keyText(c, name))
+        return db.autoCommitted(c -> st.advisoryLockHeld(SqlSession.of(c), key(c, name))
                 ? Optional.of(new LockInfo(name, null, null, 0, null, null, 1))
                 : Optional.<LockInfo>empty(), "inspect '" + name + "'");
     }

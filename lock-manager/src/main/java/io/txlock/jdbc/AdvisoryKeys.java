@@ -62,10 +62,15 @@ final class AdvisoryKeys {
     }
 
     private static byte[] sha256(String text) {
+        return SHA_256.get().digest(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A digest per thread: looking one up costs more than hashing a lock name. */
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
-    }
+    });
 }

@@ -1,5 +1,8 @@
 package io.txlock.jdbc;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -12,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -21,19 +25,6 @@ import javax.sql.DataSource;
  * back to the pool. Threads are made when needed and end after a minute idle.
  */
 final class BoundedConnect implements AutoCloseable {
-
-    /** The pool's {@code getMaximumPoolSize()} (HikariCP's), where its class has one. */
-    private static final ClassValue<java.lang.reflect.Method> POOL_SIZE = new ClassValue<>() {
-        @Override
-        protected java.lang.reflect.Method computeValue(Class<?> type) {
-            try {
-                java.lang.reflect.Method getter = type.getMethod("getMaximumPoolSize");
-                return getter.getReturnType() == int.class ? getter : null;
-            } catch (NoSuchMethodException | SecurityException e) {
-                return null;
-            }
-        }
-    };
 
     private final ThreadPoolExecutor threads;
 
@@ -47,29 +38,44 @@ final class BoundedConnect implements AutoCloseable {
     }
 
     /**
-     * @param pool the pool
+     * @param pool a pool
+     * @return reads the pool's maximum size, which may change while it runs (HikariCP's {@code getMaximumPoolSize()},
+     *     looked up once), or 0 where the pool does not report one
+     */
+    static IntSupplier maximumSize(DataSource pool) {
+        MethodHandle getter;
+        try {
+            java.lang.reflect.Method method = pool.getClass().getMethod("getMaximumPoolSize");
+            if (method.getReturnType() != int.class) {
+                return () -> 0;
+            }
+            getter = MethodHandles.publicLookup().unreflect(method).bindTo(pool).asType(MethodType.methodType(int.class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return () -> 0;
+        }
+        return () -> {
+            try {
+                return (int) getter.invokeExact();
+            } catch (Throwable e) {
+                return 0;
+            }
+        };
+    }
+
+    /**
+     * @param maximumSize the pool's {@link #maximumSize}
      * @param heldByLocks connections the provider's locks hold now
      * @param wait what is left of the caller's wait
      * @return how long to wait for a connection: the caller's wait once the locks hold every connection of a pool that
      *     reports its size (HikariCP); else null, for the pool's own timeout (a pool that does not report its size, such
      *     as a container's, is never waited for on a thread of txlock's own)
      */
-    static Duration within(DataSource pool, int heldByLocks, Duration wait) {
-        int size = maximumSize(pool);
+    static Duration within(IntSupplier maximumSize, int heldByLocks, Duration wait) {
+        if (heldByLocks <= 0) {
+            return null;
+        }
+        int size = maximumSize.getAsInt();
         return size > 0 && heldByLocks >= size ? wait : null;
-    }
-
-    /** @return the pool's maximum size, or 0 if it does not say */
-    private static int maximumSize(DataSource pool) {
-        java.lang.reflect.Method getter = POOL_SIZE.get(pool.getClass());
-        if (getter == null) {
-            return 0;
-        }
-        try {
-            return (Integer) getter.invoke(pool);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return 0;
-        }
     }
 
     /**

@@ -41,10 +41,20 @@ final class CancellableStatements {
      * @throws SQLException if the attempt was cancelled already
      */
     static void track(Statement statement) throws SQLException {
+        track(statement, true);
+    }
+
+    /**
+     * @param closeIfCancelled close the statement when the attempt was cancelled already (not one that is kept for
+     *     reuse, {@link ReusedStatements})
+     */
+    static void track(Statement statement, boolean closeIfCancelled) throws SQLException {
         CancellableStatements scope = CURRENT.get();
         if (scope != null) {
             if (scope.cancellation.isCancelled()) {
-                statement.close();
+                if (closeIfCancelled) {
+                    statement.close();
+                }
                 throw new SQLException("the lock attempt was cancelled", CANCELLED);
             }
             scope.running = statement;

@@ -16,8 +16,12 @@ final class H2Statements extends Statements {
     /** The longest single lock wait of a statement on H2, which cannot cancel one. */
     static final Duration CANCELLABLE_WAIT = Duration.ofMillis(200);
 
+    /** {@link #lockRow(Duration)} for the usual wait, {@link #CANCELLABLE_WAIT}, rendered once. */
+    private final String lockRowCancellable;
+
     H2Statements(String table) {
         super(table);
+        this.lockRowCancellable = lockRow(CANCELLABLE_WAIT);
     }
 
     /** By vendor code. */
@@ -204,6 +208,9 @@ final class H2Statements extends Statements {
      */
     String lockRow(Duration wait) {
         long millis = waitMillis(wait);
+        if (millis == CANCELLABLE_WAIT.toMillis() && lockRowCancellable != null) {
+            return lockRowCancellable;
+        }
         return sql("SELECT NEXT VALUE FOR {table}_token_seq FROM {table} WHERE name = ? FOR UPDATE")
                 + (millis <= 0 ? " NOWAIT" : " WAIT " + BigDecimal.valueOf(millis, 3).toPlainString());
     }

@@ -1,7 +1,6 @@
 package io.txlock.jdbc;
 
 import io.txlock.spi.LockRequest;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -111,9 +110,9 @@ abstract class InnoDbStatements extends Statements {
      * {@code max_statement_time}, say), except a deadlock among user locks, which means "held".
      */
     @Override
-    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
         try {
-            return super.takeAdvisoryLock(c, keyText, maxBlock, callerTx);
+            return super.takeAdvisoryLock(s, key, maxBlock, callerTx);
         } catch (SQLException e) {
             if (USER_LOCK_DEADLOCK.contains(e.getErrorCode())) {
                 return OptionalLong.empty();

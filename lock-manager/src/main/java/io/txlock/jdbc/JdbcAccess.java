@@ -31,6 +31,7 @@ final class JdbcAccess {
     private volatile LockTableSql sql;
     private volatile JdbcDialect dialect;
     private final BoundedConnect boundedConnect;
+    private final java.util.function.IntSupplier leasePoolSize;
 
     JdbcAccess(DataSource transactional, DataSource lease, JdbcDialect dialect, String table) {
         this.transactional = transactional;
@@ -39,6 +40,7 @@ final class JdbcAccess {
         this.configuredDialect = dialect;
         this.table = table;
         this.boundedConnect = new BoundedConnect(table);
+        this.leasePoolSize = BoundedConnect.maximumSize(lease);
     }
 
     String table() {
@@ -246,7 +248,7 @@ final class JdbcAccess {
      *     taken whole (see {@link BoundedConnect#within})
      */
     OwnTransaction openTransaction(String what, int heldByLocks, java.time.Duration wait) throws SQLException {
-        return openTransaction(what, BoundedConnect.within(lease, heldByLocks, wait));
+        return openTransaction(what, BoundedConnect.within(leasePoolSize, heldByLocks, wait));
     }
 
     private OwnTransaction openTransaction(String what, java.time.Duration connectWithin) throws SQLException {
@@ -291,7 +293,44 @@ final class JdbcAccess {
      * A connection of the provider's own with an open transaction. Auto-commit is switched off only where the pool
      * hands it out on (on MySQL/MariaDB each switch is a round trip), and switched back on at the end.
      */
-    record OwnTransaction(Connection connection, boolean wasAutoCommit) {
+    static final class OwnTransaction {
+
+        private final Connection connection;
+        private final boolean wasAutoCommit;
+        private JdbcSession session;
+        private Object lockKey;
+
+        OwnTransaction(Connection connection, boolean wasAutoCommit) {
+            this.connection = connection;
+            this.wasAutoCommit = wasAutoCommit;
+        }
+
+        Connection connection() {
+            return connection;
+        }
+
+        /** @return the key of the lock the connection holds ({@link #lockKey(Object)}), or null */
+        Object lockKey() {
+            return lockKey;
+        }
+
+        /** @param key the key of the lock the connection holds (an advisory lock's), so that its release need not compute it again */
+        void lockKey(Object key) {
+            this.lockKey = key;
+        }
+
+        /**
+         * @return the session on the connection, which keeps its prepared statements on it for the next borrower
+         *     ({@link ReusedStatements}): the provider ends every transaction on it itself
+         */
+        JdbcSession session() {
+            JdbcSession s = session;
+            if (s == null) {
+                s = JdbcSession.reusing(connection);
+                session = s;
+            }
+            return s;
+        }
 
         /** Rolls back, restores auto-commit, returns the connection to the pool. */
         void end() throws SQLException {

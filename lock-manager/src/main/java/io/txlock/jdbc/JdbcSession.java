@@ -7,12 +7,60 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
 
-/** A {@link SqlSession} on a JDBC connection. */
-record JdbcSession(Connection connection) implements SqlSession {
+/**
+ * A {@link SqlSession} on a JDBC connection.
+ *
+ * @param reused the statements kept on the connection ({@link ReusedStatements}), or null to prepare every
+ *     statement anew and close it after it ran
+ */
+record JdbcSession(Connection connection, ReusedStatements reused) implements SqlSession {
+
+    JdbcSession(Connection connection) {
+        this(connection, null);
+    }
+
+    /**
+     * @param c a connection the provider borrowed and whose transaction it ends itself, never a caller's
+     * @return a session that keeps its prepared statements on the connection for the next borrower
+     *     ({@link ReusedStatements}); one that prepares every statement anew where the connection cannot be unwrapped
+     */
+    static JdbcSession reusing(Connection c) {
+        try {
+            return new JdbcSession(c, ReusedStatements.of(c));
+        } catch (SQLException | RuntimeException e) {
+            return new JdbcSession(c, null);
+        }
+    }
+
+    private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+        return reused == null ? Statements.prepare(connection, sql, params) : reusedWhileOpen().prepare(sql, params);
+    }
+
+    /**
+     * A statement kept on the underlying connection runs only while this session's handle is open: once the handle was
+     * given back (a stale grant's release, say), the pool may have lent the connection to someone else.
+     */
+    private ReusedStatements reusedWhileOpen() throws SQLException {
+        if (connection.isClosed()) {
+            throw new SQLException("the connection was given back to the pool", "08003");
+        }
+        return reused;
+    }
+
+    private void done(PreparedStatement ps) throws SQLException {
+        if (reused == null) {
+            ps.close();
+        }
+    }
 
     @Override
     public int update(String sql, Object... params) throws SQLException {
-        return Statements.update(connection, sql, params);
+        PreparedStatement ps = prepare(sql, params);
+        try {
+            return ps.executeUpdate();
+        } finally {
+            done(ps);
+        }
     }
 
     /**
@@ -21,7 +69,8 @@ record JdbcSession(Connection connection) implements SqlSession {
      */
     @Override
     public Object[] queryRow(String sql, Object... params) throws SQLException {
-        try (PreparedStatement ps = Statements.prepare(connection, sql, params)) {
+        PreparedStatement ps = prepare(sql, params);
+        try {
             if (!ps.execute()) {
                 throw new SQLException("expected a result set from " + sql);
             }
@@ -35,12 +84,47 @@ record JdbcSession(Connection connection) implements SqlSession {
                 }
                 return row;
             }
+        } finally {
+            done(ps);
+        }
+    }
+
+    /**
+     * Runs a query with {@code execute()}, not {@code executeQuery()}: MySQL Connector/J refuses the latter for a
+     * query that starts with MariaDB's {@code SET STATEMENT … FOR}, which it takes for a statement without results.
+     */
+    @Override
+    public OptionalLong queryLong(String sql, Object... params) throws SQLException {
+        PreparedStatement ps = prepare(sql, params);
+        try {
+            if (!ps.execute()) {
+                throw new SQLException("expected a result set from " + sql);
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+            }
+        } finally {
+            done(ps);
         }
     }
 
     @Override
-    public OptionalLong queryLong(String sql, Object... params) throws SQLException {
-        return Statements.queryLong(connection, sql, params);
+    public OptionalLong queryNullableLong(String sql, Object... params) throws SQLException {
+        PreparedStatement ps = prepare(sql, params);
+        try {
+            if (!ps.execute()) {
+                throw new SQLException("expected a result set from " + sql);
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                if (!rs.next()) {
+                    return OptionalLong.empty();
+                }
+                long value = rs.getLong(1);
+                return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
+            }
+        } finally {
+            done(ps);
+        }
     }
 
     @Override
@@ -73,9 +157,20 @@ record JdbcSession(Connection connection) implements SqlSession {
     /** Reads the id from the statement's generated keys, which MySQL's and MariaDB's drivers take from the answer. */
     @Override
     public OptionalLong lastInsertId(String sql, String selectId, Object... params) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
-            CancellableStatements.track(ps);
-            Statements.bind(ps, 1, params);
+        PreparedStatement ps;
+        if (reused == null) {
+            ps = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS);
+            try {
+                CancellableStatements.track(ps);
+                Statements.bind(ps, 1, params);
+            } catch (SQLException | RuntimeException e) {
+                ps.close();
+                throw e;
+            }
+        } else {
+            ps = reusedWhileOpen().prepareReturningKeys(sql, params);
+        }
+        try {
             if (ps.executeUpdate() == 0) {
                 return OptionalLong.empty();
             }
@@ -85,6 +180,8 @@ record JdbcSession(Connection connection) implements SqlSession {
                 }
                 return OptionalLong.of(keys.getLong(1));
             }
+        } finally {
+            done(ps);
         }
     }
 

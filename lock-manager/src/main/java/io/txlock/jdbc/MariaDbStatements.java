@@ -294,9 +294,13 @@ final class MariaDbStatements extends InnoDbStatements {
      */
     @Override
     String advisoryLock(Duration wait) {
-        long millis = Math.max(0, waitMillis(wait));
-        return sql("SELECT IF(GET_LOCK(?, " + millis / 1000 + "." + String.format("%03d", millis % 1000)
-                + ") = 1, NEXTVAL({table}_token_seq), NULL)");
+        return sql("SELECT IF(GET_LOCK(?, ? / 1000) = 1, NEXTVAL({table}_token_seq), NULL)");
+    }
+
+    /** The wait in milliseconds, bound: one statement text for every wait. */
+    @Override
+    Object advisoryWait(Duration maxBlock) {
+        return Math.max(0, waitMillis(maxBlock));
     }
 
     @Override

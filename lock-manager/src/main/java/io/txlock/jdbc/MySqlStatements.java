@@ -1,6 +1,5 @@
 package io.txlock.jdbc;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -210,10 +209,16 @@ final class MySqlStatements extends InnoDbStatements {
         return "SELECT DATABASE()";
     }
 
-    /** {@code GET_LOCK} waits in whole seconds on MySQL (rounded up): 1 if it took the lock, 0 if the wait ran out. */
+    /** {@code GET_LOCK}: 1 if it took the lock, 0 if the wait ran out. */
     @Override
     String advisoryLock(Duration wait) {
-        return "SELECT GET_LOCK(?, " + (Math.max(0, waitMillis(wait)) + 999) / 1000 + ")";
+        return "SELECT GET_LOCK(?, ?)";
+    }
+
+    /** {@code GET_LOCK} waits in whole seconds on MySQL (rounded up). */
+    @Override
+    Object advisoryWait(Duration maxBlock) {
+        return (Math.max(0, waitMillis(maxBlock)) + 999) / 1000;
     }
 
     @Override
@@ -233,9 +238,9 @@ final class MySqlStatements extends InnoDbStatements {
 
     /** {@link #advisoryLock}, then a token drawn while holding the lock ({@link #newToken}). */
     @Override
-    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
-        OptionalLong got = super.takeAdvisoryLock(c, keyText, maxBlock, callerTx);
-        return got.isPresent() && got.getAsLong() == 1 ? OptionalLong.of(newToken(SqlSession.of(c))) : OptionalLong.empty();
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
+        OptionalLong got = super.takeAdvisoryLock(s, key, maxBlock, callerTx);
+        return got.isPresent() && got.getAsLong() == 1 ? OptionalLong.of(newToken(s)) : OptionalLong.empty();
     }
 
     @Override

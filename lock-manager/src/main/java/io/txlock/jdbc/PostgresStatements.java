@@ -1,7 +1,6 @@
 package io.txlock.jdbc;
 
 import io.txlock.spi.LockRequest;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -368,22 +367,21 @@ final class PostgresStatements extends Statements {
      * statement ({@link #advisoryLock}) that bounds its own wait.
      */
     @Override
-    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
-        Object key = advisoryKey(keyText);
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
         boolean waits = waitMillis(maxBlock) > 0;
         if (callerTx) {
-            OptionalLong token = queryNullableLong(c, advisoryXactLockIfFree(), key);
+            OptionalLong token = s.queryNullableLong(advisoryXactLockIfFree(), key);
             if (token.isPresent() || !waits) {
                 return token;
             }
-            OptionalLong waited = bounded(SqlSession.of(c), maxBlock, true, () -> queryNullableLong(c, advisoryXactLock(), key));
+            OptionalLong waited = bounded(s, maxBlock, true, () -> s.queryNullableLong(advisoryXactLock(), key));
             return waited == null ? OptionalLong.empty() : waited;
         }
         if (!waits) {
-            return queryNullableLong(c, advisoryLock(maxBlock), key);
+            return s.queryNullableLong(advisoryLock(maxBlock), key);
         }
         try {
-            return queryNullableLong(c, advisoryLock(maxBlock), key, lockTimeout(maxBlock));
+            return s.queryNullableLong(advisoryLock(maxBlock), key, lockTimeout(maxBlock));
         } catch (SQLException e) {
             if (lockUnavailable(e)) {
                 return OptionalLong.empty();

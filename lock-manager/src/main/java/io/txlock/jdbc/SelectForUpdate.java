@@ -46,7 +46,7 @@ final class SelectForUpdate implements LockStrategy {
                     + " which hold none)", e, false);
         }
         try {
-            OptionalLong token = RowLock.lock(SqlSession.of(tx.connection()), db.statements(), r, false);
+            OptionalLong token = RowLock.lock(tx.session(), db.statements(), r, false);
             if (token.isPresent()) {
                 heldConnections.incrementAndGet();
                 return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, tx));
@@ -64,7 +64,7 @@ final class SelectForUpdate implements LockStrategy {
 
     @Override
     public void renew(JdbcGrant g, Duration lease) {
-        RowLock.renew(SqlSession.of(g.transaction().connection()), g, lease);
+        RowLock.renew(g.transaction().session(), g, lease);
     }
 
     @Override
@@ -72,7 +72,7 @@ final class SelectForUpdate implements LockStrategy {
         if (g.transaction() != null && !g.endsWithTransaction()) {
             heldConnections.decrementAndGet();
         }
-        RowLock.release(SqlSession.of(g.transaction().connection()), db.sql(), g);
+        RowLock.release(g.transaction().session(), db.sql(), g);
         try {
             g.transaction().close();
         } catch (SQLException e) {

@@ -113,6 +113,17 @@ public interface SqlSession {
     }
 
     /**
+     * @param sql a statement that returns rows
+     * @param params its parameters
+     * @return the first column of its first row as a number, or empty if it returned no row or SQL NULL
+     * @throws SQLException if it failed
+     */
+    default OptionalLong queryNullableLong(String sql, Object... params) throws SQLException {
+        Object[] row = queryRow(sql, params);
+        return row == null || row[0] == null ? OptionalLong.empty() : OptionalLong.of(((Number) row[0]).longValue());
+    }
+
+    /**
      * @param c a connection
      * @return a session running on it; its statements are cancellable while a lock attempt waits
      *     ({@link CancellableStatements})

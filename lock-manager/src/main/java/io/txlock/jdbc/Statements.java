@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The SQL of one dialect for one lock table, and how to run it. Every statement of a dialect is written out whole
@@ -62,9 +63,22 @@ abstract class Statements {
         };
     }
 
-    /** @return {@code text} with {@code {table}} replaced by the lock table */
+    /** The most statement texts {@link #sql} keeps rendered: a dialect writes a few dozen. */
+    private static final int RENDERED = 256;
+
+    /** Statement texts rendered for the table, by their template: every statement is asked for at every use. */
+    private final ConcurrentHashMap<String, String> rendered = new ConcurrentHashMap<>();
+
+    /** @return {@code text} with {@code {table}} replaced by the lock table, rendered once per text */
     final String sql(String text) {
-        return text.replace("{table}", table);
+        String sql = rendered.get(text);
+        if (sql == null) {
+            sql = text.replace("{table}", table);
+            if (rendered.size() < RENDERED) {
+                rendered.put(text, sql);
+            }
+        }
+        return sql;
     }
 
     // ---- the statements every dialect writes out. Parameters in order; "tokened" statements write a new token to
@@ -215,7 +229,7 @@ abstract class Statements {
     /**
      * @return takes an advisory lock of the session, waiting up to {@code wait}, and draws a token once it holds it:
      *     the token, or SQL NULL if another session held the lock for the whole wait (see {@link #takeAdvisoryLock});
-     *     parameter: the {@link #advisoryKey}
+     *     parameters: the {@link #advisoryKey}, the {@link #advisoryWait}
      */
     String advisoryLock(Duration wait) {
         return null;
@@ -251,20 +265,26 @@ abstract class Statements {
     }
 
     /**
-     * Takes the advisory lock of {@code keyText}, then draws a fencing token while holding it: the
+     * Takes the advisory lock of {@code key}, then draws a fencing token while holding it: the
      * {@link io.txlock.Strategy#ADVISORY} grant. Waits in the database for up to {@code maxBlock}.
      *
+     * @param key the lock's {@link #advisoryKey}
      * @param callerTx take the lock in the caller's transaction, to end with it ({@link #advisoryLocksEndWithTransaction});
-     *     else as a lock of {@code c}'s session
+     *     else as a lock of {@code s}'s session
      * @return the token, or empty if another session held the lock for the whole wait
      */
-    OptionalLong takeAdvisoryLock(Connection c, String keyText, Duration maxBlock, boolean callerTx) throws SQLException {
-        return queryNullableLong(c, advisoryLock(maxBlock), advisoryKey(keyText));
+    OptionalLong takeAdvisoryLock(SqlSession s, Object key, Duration maxBlock, boolean callerTx) throws SQLException {
+        return s.queryNullableLong(advisoryLock(maxBlock), key, advisoryWait(maxBlock));
     }
 
-    /** @return whether {@code c}'s session held the advisory lock of {@code keyText} and has now let it go */
-    boolean releaseAdvisoryLock(Connection c, String keyText) throws SQLException {
-        return queryNullableLong(c, advisoryUnlock(), advisoryKey(keyText)).orElse(0) == 1;
+    /** @return the wait parameter of {@link #advisoryLock}, bound after the key */
+    Object advisoryWait(Duration maxBlock) {
+        throw noAdvisoryLocks();
+    }
+
+    /** @return whether {@code s}'s session held the advisory lock of {@code key} ({@link #advisoryKey}) and has now let it go */
+    boolean releaseAdvisoryLock(SqlSession s, Object key) throws SQLException {
+        return s.queryNullableLong(advisoryUnlock(), key).orElse(0) == 1;
     }
 
     /**
@@ -272,14 +292,14 @@ abstract class Statements {
      * that it also runs after a cancelled attempt.
      */
     void releaseAdvisoryLocks(Connection c) throws SQLException {
-        try (PreparedStatement ps = prepare(c, advisoryUnlockAll())) {
-            ps.execute();
+        try (java.sql.Statement statement = c.createStatement()) {
+            statement.execute(advisoryUnlockAll());
         }
     }
 
-    /** @return whether some session holds the advisory lock of {@code keyText} */
-    boolean advisoryLockHeld(Connection c, String keyText) throws SQLException {
-        return queryNullableLong(c, advisoryLocked(), advisoryKey(keyText)).isPresent();
+    /** @return whether some session holds the advisory lock of {@code key} ({@link #advisoryKey}) */
+    boolean advisoryLockHeld(SqlSession s, Object key) throws SQLException {
+        return s.queryNullableLong(advisoryLocked(), key).isPresent();
     }
 
     private UnsupportedOperationException noAdvisoryLocks() {

@@ -71,6 +71,9 @@ final class RecordingDataSource extends DelegatingDataSource {
         int[] deleted = {0};
         return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
+                    if (method.getName().equals("unwrap") && args[0] == Connection.class) {
+                        return proxy; // statements kept on the connection are recorded too
+                    }
                     Object result = invoke(connection, method, args);
                     switch (method.getName()) {
                         case "prepareStatement" -> {

@@ -1,0 +1,73 @@
+package io.txlock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.LockManager;
+import io.txlock.LockOptions;
+import io.txlock.LockScope;
+import io.txlock.Strategy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A lock held on a connection of the provider's own (SELECT_FOR_UPDATE in LEASE scope, ADVISORY) prepares its
+ * statements once per pooled connection: the next borrower of the connection runs the same prepared statements
+ * again, instead of having the driver (and H2, which caches no locking read) parse them anew at every acquire.
+ */
+class ReusedStatementsTest {
+
+    static Stream<Arguments> ownConnectionStrategies() {
+        List<Arguments> all = new ArrayList<>();
+        for (JdbcSetup setup : JdbcSetup.values()) {
+            for (Strategy strategy : List.of(Strategy.SELECT_FOR_UPDATE, Strategy.ADVISORY)) {
+                if (setup.dialect.strategies().contains(strategy)) {
+                    all.add(Arguments.of(setup, strategy));
+                }
+            }
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("ownConnectionStrategies")
+    void aPooledConnectionKeepsTheStatementsOfItsLocks(JdbcSetup setup, Strategy strategy) throws SQLException {
+        try (TestDatabase db = setup.database();
+                HikariDataSource onePool = TestDatabase.pool(setup.mysqlDriver ? db.url().replace("jdbc:mariadb:", "jdbc:mysql:") : db.url(),
+                        db.user(), 1);
+                LockManager locks = LockManager.builder(JdbcLockProvider.builder(onePool).strategy(strategy).dialect(setup.dialect)
+                        .reaperPeriod(Duration.ZERO).build()).build()) {
+            LockOptions lease = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(5));
+            locks.acquire("reused", lease).release(); // creates the row
+            locks.acquire("reused", lease).release();
+            Map<String, PreparedStatement> kept = keptOn(onePool);
+            assertThat(kept).as("statements kept on the pool's one connection").isNotEmpty();
+
+            locks.acquire("reused", lease).release();
+            locks.acquire("other", lease).release();
+            locks.acquire("reused", lease).release();
+
+            Map<String, PreparedStatement> keptAfter = keptOn(onePool);
+            for (Map.Entry<String, PreparedStatement> e : kept.entrySet()) {
+                assertThat(keptAfter.get(e.getKey())).as("the statement %s, run again by later borrowers", e.getKey())
+                        .isSameAs(e.getValue());
+                assertThat(e.getValue().isClosed()).as("%s closed", e.getKey()).isFalse();
+            }
+        }
+    }
+
+    private static Map<String, PreparedStatement> keptOn(HikariDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            return ReusedStatements.of(c).kept();
+        }
+    }
+}
