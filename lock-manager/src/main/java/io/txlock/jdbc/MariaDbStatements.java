@@ -346,6 +346,52 @@ final class MariaDbStatements extends InnoDbStatements {
         return sql("SELECT RELEASE_LOCK(" + queueKey("?") + ")");
     }
 
+    /**
+     * One compound statement: {@link #queueLock}, then, once it holds the queue lock, {@link #takeOver}, which reads the
+     * row's newest committed version under its row lock. If the compare-and-set fails, the session holds the queue
+     * lock.
+     */
+    @Override
+    String queueLockAndTakeOver(Duration wait) {
+        long millis = Math.max(0, waitMillis(wait));
+        return sql("""
+                BEGIN NOT ATOMIC
+                  DECLARE granted BIGINT DEFAULT NULL;
+                  IF GET_LOCK(%s, %s) = 1 THEN
+                    SELECT '' FROM DUAL;
+                    SET STATEMENT %s FOR
+                    UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
+                      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+                      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+                    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+                    IF ROW_COUNT() = 1 THEN
+                      SET granted = LAST_INSERT_ID();
+                    END IF;
+                    SELECT granted FROM DUAL;
+                  ELSE
+                    SELECT NULL FROM DUAL;
+                  END IF;
+                END""".formatted(queueKey("?"), seconds(millis), bound(wait)));
+    }
+
+    /**
+     * {@link #free()} and {@code RELEASE_LOCK} in one compound statement: in auto-commit mode the update commits before
+     * the next statement of the compound runs, so the waiter that the release wakes reads the row freed.
+     */
+    @Override
+    String freeLeavingQueue() {
+        return sql("""
+                BEGIN NOT ATOMIC
+                  DECLARE freed INT DEFAULT 0;
+                  UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+                    expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+                  WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
+                  SET freed = ROW_COUNT();
+                  DO RELEASE_LOCK(%s);
+                  SELECT freed FROM DUAL;
+                END""".formatted(queueKey("?")));
+    }
+
     @Override
     String selectStateUnqueued() {
         return sql("""

@@ -431,6 +431,34 @@ final class PostgresStatements extends Statements {
     }
 
     /**
+     * Two statements in one round trip: {@link #queueLock}, then {@link #takeOver}, which takes its snapshot once the
+     * queue lock is held, so it sees the row as the last holder freed it ({@link #freeLeavingQueue()}). They run in one
+     * implicit transaction, but a session advisory lock outlives its rollback: if the compare-and-set fails, the
+     * session holds the queue lock.
+     */
+    @Override
+    String queueLockAndTakeOver(Duration wait) {
+        return queueLock(wait) + ";\n" + takeOver(wait);
+    }
+
+    /**
+     * Frees the row and lets go of the queue lock in one statement. The session first takes the queue key for its
+     * transaction too (it holds it already, so that never waits), so the key passes to the next waiter only when the
+     * transaction commits, with the freed row: a waiter woken before the commit would read the row still held.
+     */
+    @Override
+    String freeLeavingQueue() {
+        return sql("""
+                WITH txlock_freed AS (
+                %s
+                RETURNING name)
+                SELECT (SELECT count(*) FROM txlock_freed) FROM (SELECT %s AS k) AS txlock_key,
+                  LATERAL (SELECT pg_advisory_unlock(txlock_key.k)
+                    FROM (SELECT pg_advisory_xact_lock(txlock_key.k)) AS txlock_until_commit) AS txlock_left"""
+                .formatted(free().strip(), queueKey("?")));
+    }
+
+    /**
      * The queue is free when this statement can take its key for its own transaction (which ends with the
      * statement), as it can where no other session holds it, or where this session holds it.
      */

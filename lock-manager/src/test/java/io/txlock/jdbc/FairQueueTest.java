@@ -135,6 +135,41 @@ class FairQueueTest {
         }
     }
 
+    /**
+     * A handoff through the queue: the holder's release frees the row and lets go of the queue lock in one statement,
+     * and the next waiter's compare-and-set runs in the statement that was blocked on the queue lock, so it sends no
+     * other statement between the release and its grant.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void aHandoffThroughTheQueueIsOneStatementOnEachSide(TestDatabase.Kind kind, Strategy strategy) throws Exception {
+        try (TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock"); Nodes nodes = new Nodes(db, strategy)) {
+            LockHandle outside = nodes.manager(0).acquire("handoff", WAIT);
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            ExecutorService threads = Executors.newFixedThreadPool(2);
+            try {
+                threads.submit(() -> granted.add(nodes.manager(1).acquire("handoff", WAIT)));
+                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
+                outside.release();
+                LockHandle queued = granted.take();
+                threads.submit(() -> granted.add(nodes.manager(2).acquire("handoff", WAIT)));
+                awaitTrue(() -> db.lockWaiters() >= 1); // blocked on the queue lock, which the holder keeps
+                int released = nodes.calls(1);
+                int waited = nodes.calls(2);
+                queued.release();
+                LockHandle next = granted.take();
+                assertThat(nodes.calls(1) - released).as("statements of a release through the queue").isEqualTo(1);
+                assertThat(nodes.calls(2) - waited).as("statements of the next waiter from the release to its grant").isZero();
+                assertThat(next.fencingToken()).as("the next waiter's token").isGreaterThan(queued.fencingToken());
+                next.release();
+                assertThat(nodes.manager(3).tryAcquire("handoff")).as("a try once the queue is empty")
+                        .hasValueSatisfying(LockHandle::release);
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
     /** A waiter whose wait runs out, or who is interrupted, leaves the queue and gives back its connection. */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
@@ -232,6 +267,14 @@ class FairQueueTest {
 
         int statements(int node) {
             return recorded.get(node).statements();
+        }
+
+        boolean sent(int node, String text) {
+            return recorded.get(node).databaseCalls().stream().anyMatch(sql -> sql.contains(text));
+        }
+
+        int calls(int node) {
+            return recorded.get(node).databaseCalls().size();
         }
 
         int active(int node) {
