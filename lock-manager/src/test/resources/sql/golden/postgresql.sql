@@ -64,7 +64,7 @@ UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_
   expires_at = clock_timestamp(), updated_at = clock_timestamp()
 WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'
 RETURNING name)
-SELECT (SELECT count(*) FROM txlock_freed) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
+SELECT (SELECT count(*) FROM txlock_freed) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS txlock_no_flush, (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
   LATERAL (SELECT pg_advisory_unlock(txlock_key.k)
     FROM (SELECT pg_advisory_xact_lock(txlock_key.k)) AS txlock_until_commit) AS txlock_left;
 

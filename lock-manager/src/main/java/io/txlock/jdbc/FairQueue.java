@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
  * {@link io.txlock.Strategy#UNIQUE_INSERT} in LEASE scope, on PostgreSQL and MariaDB. A waiter that finds the row
  * held takes, on a connection of its own, the name's queue lock: a session lock of the database (an advisory lock,
  * a user lock), whose waiters the database grants first come first served, so the waiters of every node queue there
- * and only the head is awake. The head keeps the queue lock while it waits for the row and, once it won the row,
- * while it holds it: the next waiter stays blocked in the database until this holder releases the row and then the
- * queue lock, which wakes exactly that waiter. A holder that did not come through the queue (it found the lock free)
+ * and only the head is awake. The statement that takes the queue lock also tries the row once it holds it
+ * ({@link Statements#queueLockAndTakeOver}). The head keeps the queue lock while it waits for the row and, once it won
+ * the row, while it holds it: the next waiter stays blocked in the database until this holder's release, one statement
+ * that frees the row and then the queue lock ({@link Statements#freeLeavingQueue}), wakes exactly that waiter, whose
+ * statement goes on to take the row. A holder that did not come through the queue (it found the lock free)
  * holds no queue lock: on PostgreSQL its release notifies the name's channel, on which only the head listens
  * ({@link Statements#releaseWaking}); on MariaDB, which has no notifications, the head looks again after a pause
  * that doubles up to {@link #RECHECK_MAX}, never later than the holder's lease end.
@@ -168,8 +170,8 @@ final class FairQueue {
     }
 
     /**
-     * Releases a grant won through the queue: frees its row and then its queue lock on the connection that holds
-     * the queue lock, which wakes the next waiter.
+     * Releases a grant won through the queue: frees its row and then its queue lock, in one statement
+     * ({@link Statements#freeLeavingQueue}), on the connection that holds the queue lock, which wakes the next waiter.
      *
      * @return false if the grant was not won through the queue: nothing was done
      * @throws LockNotHeldException if the row was no longer the grant's (the queue lock is freed all the same)
