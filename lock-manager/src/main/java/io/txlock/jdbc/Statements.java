@@ -508,7 +508,7 @@ abstract class Statements {
      *
      * @return the grant's token, or empty if the row is held (or missing)
      */
-    final OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+    OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
         String unqueued = gated(r) ? takeOverUnqueued(r.maxBlock()) : null;
         String takeOver = unqueued != null ? unqueued : takeOver(r.maxBlock());
         OptionalLong won = tokened(s, takeOver, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
