@@ -56,12 +56,18 @@ class FairQueueTest {
             int total = NODES * rounds;
             AtomicInteger granted = new AtomicInteger();
             int[] grants = new int[NODES];
+            // every node opens its connections before the race, so that no node runs uncontended while the others connect
+            for (int i = 0; i < NODES; i++) {
+                nodes.warm(i);
+            }
+            CountDownLatch start = new CountDownLatch(1);
             ExecutorService threads = Executors.newFixedThreadPool(NODES);
             try {
                 List<Future<?>> done = new ArrayList<>();
                 for (int i = 0; i < NODES; i++) {
                     int node = i;
                     done.add(threads.submit(() -> {
+                        start.await();
                         while (granted.get() < total) {
                             try (LockHandle held = nodes.manager(node).acquire("fair", WAIT)) {
                                 if (granted.incrementAndGet() <= total) {
@@ -72,6 +78,7 @@ class FairQueueTest {
                         return null;
                     }));
                 }
+                start.countDown();
                 for (Future<?> f : done) {
                     f.get(90, TimeUnit.SECONDS);
                 }
@@ -267,6 +274,15 @@ class FairQueueTest {
 
         int statements(int node) {
             return recorded.get(node).statements();
+        }
+
+        /** Opens two connections of the node's pool (an attempt's and a queue's) and gives them back. */
+        void warm(int node) throws java.sql.SQLException {
+            try (java.sql.Connection attempt = pools.get(node).getConnection();
+                    java.sql.Connection queue = pools.get(node).getConnection()) {
+                attempt.isValid(5);
+                queue.isValid(5);
+            }
         }
 
         boolean sent(int node, String text) {
