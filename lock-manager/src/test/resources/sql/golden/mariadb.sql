@@ -53,6 +53,17 @@ UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_
   expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
 WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
 
+-- freeLeavingQueue
+BEGIN NOT ATOMIC
+  DECLARE freed INT DEFAULT 0;
+  UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+    expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+  WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
+  SET freed = ROW_COUNT();
+  DO RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
+  SELECT freed FROM DUAL;
+END;
+
 -- insertClaim (wait 0 ms)
 SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
 VALUES (0, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
@@ -197,6 +208,44 @@ SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST
 -- queueLock (wait 1500 ms)
 SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 1.500) = 1, '', NULL);
 
+-- queueLockAndTakeOver (wait 0 ms)
+BEGIN NOT ATOMIC
+  DECLARE granted BIGINT DEFAULT NULL;
+  IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0.000) = 1 THEN
+    SELECT '' FROM DUAL;
+    SET STATEMENT innodb_lock_wait_timeout = 0 FOR
+    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+    IF ROW_COUNT() = 1 THEN
+      SET granted = LAST_INSERT_ID();
+    END IF;
+    SELECT granted FROM DUAL;
+  ELSE
+    SELECT NULL FROM DUAL;
+  END IF;
+END;
+
+-- queueLockAndTakeOver (wait 1500 ms)
+BEGIN NOT ATOMIC
+  DECLARE granted BIGINT DEFAULT NULL;
+  IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 1.500) = 1 THEN
+    SELECT '' FROM DUAL;
+    SET STATEMENT max_statement_time = 1.500 FOR
+    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+    IF ROW_COUNT() = 1 THEN
+      SET granted = LAST_INSERT_ID();
+    END IF;
+    SELECT granted FROM DUAL;
+  ELSE
+    SELECT NULL FROM DUAL;
+  END IF;
+END;
+
 -- queueUnlock
 SELECT RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
 
@@ -258,6 +307,40 @@ SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LA
   owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
   expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+
+-- takeOverIfUnqueued (wait 0 ms)
+BEGIN NOT ATOMIC
+  DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
+  DECLARE granted BIGINT DEFAULT NULL;
+  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+    SET STATEMENT innodb_lock_wait_timeout = 0 FOR
+    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+    IF ROW_COUNT() = 1 THEN
+      SET granted = LAST_INSERT_ID();
+    END IF;
+  END IF;
+  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+END;
+
+-- takeOverIfUnqueued (wait 1500 ms)
+BEGIN NOT ATOMIC
+  DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
+  DECLARE granted BIGINT DEFAULT NULL;
+  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+    SET STATEMENT max_statement_time = 1.500 FOR
+    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+    IF ROW_COUNT() = 1 THEN
+      SET granted = LAST_INSERT_ID();
+    END IF;
+  END IF;
+  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+END;
 
 -- takeOverUnqueued (wait 0 ms)
 SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,

@@ -58,6 +58,16 @@ UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_
   expires_at = clock_timestamp(), updated_at = clock_timestamp()
 WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
 
+-- freeLeavingQueue
+WITH txlock_freed AS (
+UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+  expires_at = clock_timestamp(), updated_at = clock_timestamp()
+WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'
+RETURNING name)
+SELECT (SELECT count(*) FROM txlock_freed) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS txlock_no_flush, (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
+  LATERAL (SELECT pg_advisory_unlock(txlock_key.k)
+    FROM (SELECT pg_advisory_xact_lock(txlock_key.k)) AS txlock_until_commit) AS txlock_left;
+
 -- insertClaim (wait 0 ms)
 INSERT INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
 VALUES (0, ?, 'HELD', ?, ?, 1, clock_timestamp(),
@@ -193,6 +203,28 @@ SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(C
 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
     FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait) AS txlock_queued;
+
+-- queueLockAndTakeOver (wait 0 ms)
+SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
+  LATERAL (SELECT pg_advisory_lock(txlock_key.k)
+    FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait) AS txlock_queued;
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
+WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+RETURNING version;
+
+-- queueLockAndTakeOver (wait 1500 ms)
+SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
+  LATERAL (SELECT pg_advisory_lock(txlock_key.k)
+    FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait) AS txlock_queued;
+UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+  hold_count = 1, acquired_at = clock_timestamp(),
+  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+RETURNING version;
 
 -- queueUnlock
 SELECT pg_advisory_unlock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)));

@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
  * {@link io.txlock.Strategy#UNIQUE_INSERT} in LEASE scope, on PostgreSQL and MariaDB. A waiter that finds the row
  * held takes, on a connection of its own, the name's queue lock: a session lock of the database (an advisory lock,
  * a user lock), whose waiters the database grants first come first served, so the waiters of every node queue there
- * and only the head is awake. The head keeps the queue lock while it waits for the row and, once it won the row,
- * while it holds it: the next waiter stays blocked in the database until this holder releases the row and then the
- * queue lock, which wakes exactly that waiter. A holder that did not come through the queue (it found the lock free)
+ * and only the head is awake. The statement that takes the queue lock also tries the row once it holds it
+ * ({@link Statements#queueLockAndTakeOver}). The head keeps the queue lock while it waits for the row and, once it won
+ * the row, while it holds it: the next waiter stays blocked in the database until this holder's release, one statement
+ * that frees the row and then the queue lock ({@link Statements#freeLeavingQueue}), wakes exactly that waiter, whose
+ * statement goes on to take the row. A holder that did not come through the queue (it found the lock free)
  * holds no queue lock: on PostgreSQL its release notifies the name's channel, on which only the head listens
  * ({@link Statements#releaseWaking}); on MariaDB, which has no notifications, the head looks again after a pause
  * that doubles up to {@link #RECHECK_MAX}, never later than the holder's lease end.
@@ -86,10 +88,10 @@ final class FairQueue {
             Attempt a = queue(session, r, first, deadline, wake);
             if (a == null) {
                 a = head(session, r, deadline, wake);
-                if (a.isGranted()) {
-                    batons.put((JdbcGrant) a.grant(), session);
-                    kept = true;
-                }
+            }
+            if (a.isGranted() && session.queued) {
+                batons.put((JdbcGrant) a.grant(), session);
+                kept = true;
             }
             return a;
         } catch (SQLException e) {
@@ -103,10 +105,11 @@ final class FairQueue {
     }
 
     /**
-     * Blocks in the name's queue until this session heads it.
+     * Blocks in the name's queue until this session heads it; where the dialect can, the statement that takes the
+     * queue lock also tries the row ({@link Statements#queueLockAndTakeOver}).
      *
-     * @return null once it heads the queue; else the outcome (granted on a row whose lease ran out while the queue
-     *     stayed blocked, held when the wait is over)
+     * @return null once it heads the queue without the row; else the outcome (granted with the queue lock, or on a
+     *     row whose lease ran out while the queue stayed blocked; held when the wait is over)
      */
     private Attempt queue(Session session, LockRequest r, Attempt last, long deadline, Wake wake) throws SQLException {
         Statements st = db.statements();
@@ -116,10 +119,20 @@ final class FairQueue {
                 return Attempt.held();
             }
             long slice = Math.max(r.lease().toNanos(), last.retryAfter() == null ? 0 : last.retryAfter().toNanos());
-            String channel = st.takeQueue(SqlSession.of(session.connection), r.name(), Duration.ofNanos(Math.min(left, slice)));
-            if (channel != null) {
-                session.queued(channel);
-                return null;
+            Statements.QueueTurn turn;
+            try {
+                turn = st.takeQueue(SqlSession.of(session.connection), r, Duration.ofNanos(Math.min(left, slice)));
+            } catch (SQLException e) {
+                session.leaveQueue(e);
+                if (!st.lockUnavailable(e)) {
+                    throw e;
+                }
+                turn = null;
+            }
+            if (turn != null) {
+                session.queued(turn.channel(), turn.token() != null);
+                return turn.token() != null && turn.token().isPresent()
+                        ? Attempt.granted(grants.grant(r, turn.token().getAsLong())) : null;
             }
             last = lease.attempt(SqlSession.of(session.connection), ignoringQueue(), r, grants);
             if (last.isGranted()) {
@@ -131,8 +144,10 @@ final class FairQueue {
     /** Heads the queue: looks at the row, and waits to be woken (or for a pause) until it wins it or the wait is over. */
     private Attempt head(Session session, LockRequest r, long deadline, Wake wake) throws SQLException {
         long pause = FIRST_PAUSE_NANOS;
+        boolean looked = session.lookedAtRow;
         while (true) {
-            Attempt a = lease.attempt(SqlSession.of(session.connection), db.sql(), r, grants);
+            Attempt a = looked ? Attempt.held() : lease.attempt(SqlSession.of(session.connection), db.sql(), r, grants);
+            looked = false;
             if (a.isGranted()) {
                 return a;
             }
@@ -155,8 +170,8 @@ final class FairQueue {
     }
 
     /**
-     * Releases a grant won through the queue: frees its row and then its queue lock on the connection that holds
-     * the queue lock, which wakes the next waiter.
+     * Releases a grant won through the queue: frees its row and then its queue lock, in one statement
+     * ({@link Statements#freeLeavingQueue}), on the connection that holds the queue lock, which wakes the next waiter.
      *
      * @return false if the grant was not won through the queue: nothing was done
      * @throws LockNotHeldException if the row was no longer the grant's (the queue lock is freed all the same)
@@ -166,9 +181,17 @@ final class FairQueue {
         if (session == null) {
             return false;
         }
+        Statements st = db.statements();
         int freed;
         try {
-            freed = SqlSession.of(session.connection).update(db.statements().free(), g.name(), g.fencingToken(), g.ownerId());
+            if (st.freeLeavingQueue() != null) {
+                String unlisten = session.listening ? "UNLISTEN *;\n" : "";
+                freed = (int) SqlSession.of(session.connection).queryLongOfLast(unlisten + st.freeLeavingQueue(), g.name(),
+                        g.fencingToken(), g.ownerId(), g.name()).orElse(0);
+                session.left();
+            } else {
+                freed = SqlSession.of(session.connection).update(st.free(), g.name(), g.fencingToken(), g.ownerId());
+            }
         } catch (SQLException e) {
             log.debug("could not free '{}' on its queue connection, freeing it on another: {}", g.name(), e.getMessage());
             session.end();
@@ -233,6 +256,7 @@ final class FairQueue {
         private final String name;
         private final boolean wasManualCommit;
         private boolean queued;
+        private boolean lookedAtRow;
         private String channel;
         private boolean listening;
         private boolean ended;
@@ -243,9 +267,33 @@ final class FairQueue {
             this.wasManualCommit = wasManualCommit;
         }
 
-        void queued(String channel) {
+        void queued(String channel, boolean lookedAtRow) {
             this.queued = true;
             this.channel = channel;
+            this.lookedAtRow = lookedAtRow;
+        }
+
+        /** The queue lock, and the channel, were let go of by the release's statements. */
+        void left() {
+            this.queued = false;
+            this.listening = false;
+        }
+
+        /**
+         * Lets go of a queue lock that a failed statement may have taken, with a statement that runs even after a
+         * cancel.
+         *
+         * @param failure what failed: what fails now is added to it, and it is thrown
+         */
+        void leaveQueue(SQLException failure) throws SQLException {
+            try (PreparedStatement ps = connection.prepareStatement(db.statements().queueUnlock())) {
+                ps.setString(1, name);
+                ps.execute();
+            } catch (SQLException | RuntimeException e) {
+                failure.addSuppressed(e);
+                queued = true; // end() tries again, and aborts the connection if that fails too
+                throw failure;
+            }
         }
 
         boolean mayListen() {

@@ -75,14 +75,7 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
                 throw new SQLException("expected a result set from " + sql);
             }
             try (ResultSet rs = ps.getResultSet()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                Object[] row = new Object[rs.getMetaData().getColumnCount()];
-                for (int i = 0; i < row.length; i++) {
-                    row[i] = rs.getObject(i + 1);
-                }
-                return row;
+                return rs.next() ? firstRow(rs) : null;
             }
         } finally {
             done(ps);
@@ -205,5 +198,30 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
             }
             return last;
         }
+    }
+
+    @Override
+    public java.util.List<Object[]> queryFirstRows(String statements, Object... params) throws SQLException {
+        java.util.List<Object[]> rows = new java.util.ArrayList<>();
+        try (PreparedStatement ps = Statements.prepare(connection, statements, params)) {
+            boolean results = ps.execute();
+            while (results || ps.getUpdateCount() != -1) {
+                if (results) {
+                    try (ResultSet rs = ps.getResultSet()) {
+                        rows.add(rs.next() ? firstRow(rs) : null);
+                    }
+                }
+                results = ps.getMoreResults();
+            }
+            return rows;
+        }
+    }
+
+    private static Object[] firstRow(ResultSet rs) throws SQLException {
+        Object[] row = new Object[rs.getMetaData().getColumnCount()];
+        for (int i = 0; i < row.length; i++) {
+            row[i] = rs.getObject(i + 1);
+        }
+        return row;
     }
 }

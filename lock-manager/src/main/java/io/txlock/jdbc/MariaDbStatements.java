@@ -327,6 +327,44 @@ final class MariaDbStatements extends InnoDbStatements {
         return "SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.{table}:', CAST(" + name + " AS BINARY), CHAR(0), 'queue'), 256)";
     }
 
+    /**
+     * {@link #takeOverUnqueued} as one compound statement that looks at the queue's user lock before it touches the
+     * row: an {@code UPDATE} locks the row it reads, matching or not, until its statement ends, so the gate in its
+     * {@code WHERE} would make an attempt outside the queue, which comes just as the queue's release woke the next
+     * waiter, hold up that waiter's compare-and-set on the row lock.
+     *
+     * @return a query for the grant's token, no row if the row is held, missing or queued for; parameters: name, owner
+     *     host, owner id, lease in milliseconds, name
+     */
+    String takeOverIfUnqueued(Duration wait) {
+        return sql("""
+                BEGIN NOT ATOMIC
+                  DECLARE queue VARCHAR(64) DEFAULT %s;
+                  DECLARE granted BIGINT DEFAULT NULL;
+                  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+                    SET STATEMENT %s FOR
+                    UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
+                      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+                      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+                    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+                    IF ROW_COUNT() = 1 THEN
+                      SET granted = LAST_INSERT_ID();
+                    END IF;
+                  END IF;
+                  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+                END""".formatted(queueKey("?"), bound(wait)));
+    }
+
+    /** Outside the queue, on a JDBC connection: {@link #takeOverIfUnqueued}, one round trip. */
+    @Override
+    OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+        if (!gated(r) || !s.runsStatementLists()) {
+            return super.takeOverGrant(s, r);
+        }
+        return s.queryLongOfLast(takeOverIfUnqueued(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(),
+                r.lease().toMillis(), r.name());
+    }
+
     /** The compare-and-set gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */
     @Override
     String takeOverUnqueued(Duration wait) {
@@ -348,6 +386,52 @@ final class MariaDbStatements extends InnoDbStatements {
     @Override
     String queueUnlock() {
         return sql("SELECT RELEASE_LOCK(" + queueKey("?") + ")");
+    }
+
+    /**
+     * One compound statement: {@link #queueLock}, then, once it holds the queue lock, {@link #takeOver}, which reads the
+     * row's newest committed version under its row lock. If the compare-and-set fails, the session holds the queue
+     * lock.
+     */
+    @Override
+    String queueLockAndTakeOver(Duration wait) {
+        long millis = Math.max(0, waitMillis(wait));
+        return sql("""
+                BEGIN NOT ATOMIC
+                  DECLARE granted BIGINT DEFAULT NULL;
+                  IF GET_LOCK(%s, %s) = 1 THEN
+                    SELECT '' FROM DUAL;
+                    SET STATEMENT %s FOR
+                    UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
+                      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+                      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+                    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+                    IF ROW_COUNT() = 1 THEN
+                      SET granted = LAST_INSERT_ID();
+                    END IF;
+                    SELECT granted FROM DUAL;
+                  ELSE
+                    SELECT NULL FROM DUAL;
+                  END IF;
+                END""".formatted(queueKey("?"), seconds(millis), bound(wait)));
+    }
+
+    /**
+     * {@link #free()} and {@code RELEASE_LOCK} in one compound statement: in auto-commit mode the update commits before
+     * the next statement of the compound runs, so the waiter that the release wakes reads the row freed.
+     */
+    @Override
+    String freeLeavingQueue() {
+        return sql("""
+                BEGIN NOT ATOMIC
+                  DECLARE freed INT DEFAULT 0;
+                  UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+                    expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+                  WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
+                  SET freed = ROW_COUNT();
+                  DO RELEASE_LOCK(%s);
+                  SELECT freed FROM DUAL;
+                END""".formatted(queueKey("?")));
     }
 
     @Override

@@ -429,6 +429,44 @@ final class PostgresStatements extends Statements {
     }
 
     /**
+     * Two statements in one round trip: {@link #queueLock}, then {@link #takeOver}, which takes its snapshot once the
+     * queue lock is held, so it sees the row as the last holder freed it ({@link #freeLeavingQueue()}). They run in one
+     * implicit transaction, but a session advisory lock outlives its rollback: if the compare-and-set fails, the
+     * session holds the queue lock.
+     */
+    @Override
+    String queueLockAndTakeOver(Duration wait) {
+        return queueLock(wait) + ";\n" + takeOver(wait);
+    }
+
+    /**
+     * Frees the row and lets go of the queue lock in one statement. The session first takes the queue key for its
+     * transaction too (it holds it already, so that never waits), so the key passes to the next waiter only when the
+     * transaction commits, with the freed row: a waiter woken before the commit would read the row still held.
+     * The commit does not wait for its WAL flush ({@link #RELEASE_WITHOUT_FLUSH}).
+     */
+    @Override
+    String freeLeavingQueue() {
+        return sql("""
+                WITH txlock_freed AS (
+                %s
+                RETURNING name)
+                SELECT (SELECT count(*) FROM txlock_freed) FROM %s, (SELECT %s AS k) AS txlock_key,
+                  LATERAL (SELECT pg_advisory_unlock(txlock_key.k)
+                    FROM (SELECT pg_advisory_xact_lock(txlock_key.k)) AS txlock_until_commit) AS txlock_left"""
+                .formatted(free().strip(), RELEASE_WITHOUT_FLUSH, queueKey("?")));
+    }
+
+    /**
+     * Sets {@code synchronous_commit} off for the transaction of a release of the queue's statements: its commit then
+     * returns, and the next waiter goes on, without waiting for the flush of its WAL (about one {@code fdatasync}). A
+     * crash can lose only a release whose WAL was not flushed yet, and then no later grant either, since a grant's
+     * commit flushes the WAL up to it: the row stays held until its lease runs out, as a crashed holder's would.
+     * Grants commit with the flush: a grant, or a drawn token, is never lost once granted.
+     */
+    private static final String RELEASE_WITHOUT_FLUSH = "(SELECT set_config('synchronous_commit', 'off', true)) AS txlock_no_flush";
+
+    /**
      * The queue is free when this statement can take its key for its own transaction (which ends with the
      * statement), as it can where no other session holds it, or where this session holds it.
      */
@@ -442,17 +480,20 @@ final class PostgresStatements extends Statements {
                 WHERE name = ?""".formatted(queueKey("?")));
     }
 
-    /** Notifies the queue's channel, at commit, if another session holds the queue key: its head waits there. */
+    /**
+     * Notifies the queue's channel, at commit, if another session holds the queue key: its head waits there. The commit
+     * does not wait for its WAL flush ({@link #RELEASE_WITHOUT_FLUSH}).
+     */
     @Override
     String releaseWaking(String release) {
         return sql("""
                 WITH txlock_freed AS (
                 %s
                 RETURNING name)
-                SELECT count(*) FROM txlock_freed LEFT JOIN LATERAL (
+                SELECT count(*) FROM %s, txlock_freed LEFT JOIN LATERAL (
                   SELECT pg_notify('txlock_' || to_hex(txlock_key.k), '') FROM (SELECT %s AS k) AS txlock_key
                   WHERE NOT pg_try_advisory_xact_lock(txlock_key.k)) AS txlock_woken ON true""".formatted(release.strip(),
-                queueKey("txlock_freed.name")));
+                RELEASE_WITHOUT_FLUSH, queueKey("txlock_freed.name")));
     }
 
     /** Sets {@code lock_timeout} to {@code ?} for the rest of the transaction, returning the previous setting. */

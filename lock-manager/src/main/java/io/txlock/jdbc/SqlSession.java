@@ -77,6 +77,19 @@ public interface SqlSession {
     }
 
     /**
+     * Runs statements separated by {@code ;} (or one compound statement) in one call, where
+     * {@link #runsStatementLists()}.
+     *
+     * @param statements the statements
+     * @param params the parameters of all of them, in order
+     * @return the first row of each result set, in order (null for a result set without rows)
+     * @throws SQLException if one failed
+     */
+    default java.util.List<Object[]> queryFirstRows(String statements, Object... params) throws SQLException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " runs one statement per call");
+    }
+
+    /**
      * Ends the session's transaction, keeping what it wrote; the next statement begins a new one. Only for a
      * transaction of txlock's own, never the caller's.
      *

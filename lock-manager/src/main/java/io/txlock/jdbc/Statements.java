@@ -324,6 +324,27 @@ abstract class Statements {
     }
 
     /**
+     * @return {@link #queueLock} and, once the session holds the queue lock, {@link #takeOver} in the same round trip
+     *     (statements for {@link SqlSession#queryFirstRows}): the next waiter's turn costs no round trip between its
+     *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
+     *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing). If it fails, the session may hold the
+     *     queue lock: let go of it. Parameters: name, owner host, owner id, lease in milliseconds, name. Null where
+     *     waiters do not queue
+     */
+    String queueLockAndTakeOver(Duration wait) {
+        return null;
+    }
+
+    /**
+     * @return {@link #free()} and then the release of the name's queue lock held by the session, in one round trip,
+     *     the next waiter woken only once the freed row is committed (for {@link SqlSession#queryLongOfLast}): the
+     *     number of rows freed; parameters: name, token, owner id, name. Null where waiters do not queue
+     */
+    String freeLeavingQueue() {
+        return null;
+    }
+
+    /**
      * @return {@link #selectState()} as a waiter outside the queue must see it: a row that anyone queues for shows
      *     HELD, with what is left of its lease, unless this session heads the queue; parameters: name, name
      */
@@ -382,17 +403,36 @@ abstract class Statements {
         return copy;
     }
 
+    /** The outcome of taking a name's queue lock: null when the wait ran out. */
+    record QueueTurn(String channel, OptionalLong token) {
+    }
+
     /**
-     * Takes the name's queue lock for the session of {@code s}.
+     * Takes the name's queue lock for the session of {@code s}, and the row with it where the dialect can in the same
+     * round trip ({@link #queueLockAndTakeOver}).
      *
-     * @return null if the wait ran out; else the channel the head listens on, empty where releases notify none
+     * @return null if the wait ran out; else the channel the head listens on (empty where releases notify none) and
+     *     the token of the row taken with the queue lock, or null if none was tried
+     * @throws SQLException if it failed: the session may hold the queue lock
      */
-    String takeQueue(SqlSession s, String name, Duration wait) throws SQLException {
+    QueueTurn takeQueue(SqlSession s, io.txlock.spi.LockRequest r, Duration wait) throws SQLException {
+        String withRow = queueLockAndTakeOver(wait);
         try {
-            Object[] row = s.queryRow(queueLock(wait), name);
-            return row == null || row[0] == null ? null : String.valueOf(row[0]);
+            if (withRow == null) {
+                Object[] row = s.queryRow(queueLock(wait), r.name());
+                return row == null || row[0] == null ? null : new QueueTurn(String.valueOf(row[0]), null);
+            }
+            List<Object[]> results = s.queryFirstRows(withRow, r.name(), r.owner().host(), r.owner().id(),
+                    r.lease().toMillis(), r.name());
+            Object[] queued = results.isEmpty() ? null : results.get(0);
+            if (queued == null || queued[0] == null) {
+                return null;
+            }
+            Object[] won = results.size() < 2 ? null : results.get(results.size() - 1);
+            return new QueueTurn(String.valueOf(queued[0]), won == null || won[0] == null
+                    ? OptionalLong.empty() : OptionalLong.of(((Number) won[0]).longValue()));
         } catch (SQLException e) {
-            if (lockUnavailable(e)) {
+            if (lockUnavailable(e) && withRow == null) {
                 return null;
             }
             throw e;
@@ -488,7 +528,7 @@ abstract class Statements {
      *
      * @return the grant's token, or empty if the row is held (or missing)
      */
-    final OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
+    OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
         String unqueued = gated(r) ? takeOverUnqueued(r.maxBlock()) : null;
         String takeOver = unqueued != null ? unqueued : takeOver(r.maxBlock());
         OptionalLong won = tokened(s, takeOver, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());

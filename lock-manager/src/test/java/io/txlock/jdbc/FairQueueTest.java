@@ -56,12 +56,18 @@ class FairQueueTest {
             int total = NODES * rounds;
             AtomicInteger granted = new AtomicInteger();
             int[] grants = new int[NODES];
+            // every node opens its connections before the race, so that no node runs uncontended while the others connect
+            for (int i = 0; i < NODES; i++) {
+                nodes.warm(i);
+            }
+            CountDownLatch start = new CountDownLatch(1);
             ExecutorService threads = Executors.newFixedThreadPool(NODES);
             try {
                 List<Future<?>> done = new ArrayList<>();
                 for (int i = 0; i < NODES; i++) {
                     int node = i;
                     done.add(threads.submit(() -> {
+                        start.await();
                         while (granted.get() < total) {
                             try (LockHandle held = nodes.manager(node).acquire("fair", WAIT)) {
                                 if (granted.incrementAndGet() <= total) {
@@ -72,6 +78,7 @@ class FairQueueTest {
                         return null;
                     }));
                 }
+                start.countDown();
                 for (Future<?> f : done) {
                     f.get(90, TimeUnit.SECONDS);
                 }
@@ -130,6 +137,41 @@ class FairQueueTest {
                 }
             } finally {
                 releaseAll.countDown();
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * A handoff through the queue: the holder's release frees the row and lets go of the queue lock in one statement,
+     * and the next waiter's compare-and-set runs in the statement that was blocked on the queue lock, so it sends no
+     * other statement between the release and its grant.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void aHandoffThroughTheQueueIsOneStatementOnEachSide(TestDatabase.Kind kind, Strategy strategy) throws Exception {
+        try (TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock"); Nodes nodes = new Nodes(db, strategy)) {
+            LockHandle outside = nodes.manager(0).acquire("handoff", WAIT);
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            ExecutorService threads = Executors.newFixedThreadPool(2);
+            try {
+                threads.submit(() -> granted.add(nodes.manager(1).acquire("handoff", WAIT)));
+                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
+                outside.release();
+                LockHandle queued = granted.take();
+                threads.submit(() -> granted.add(nodes.manager(2).acquire("handoff", WAIT)));
+                awaitTrue(() -> db.lockWaiters() >= 1); // blocked on the queue lock, which the holder keeps
+                int released = nodes.calls(1);
+                int waited = nodes.calls(2);
+                queued.release();
+                LockHandle next = granted.take();
+                assertThat(nodes.calls(1) - released).as("statements of a release through the queue").isEqualTo(1);
+                assertThat(nodes.calls(2) - waited).as("statements of the next waiter from the release to its grant").isZero();
+                assertThat(next.fencingToken()).as("the next waiter's token").isGreaterThan(queued.fencingToken());
+                next.release();
+                assertThat(nodes.manager(3).tryAcquire("handoff")).as("a try once the queue is empty")
+                        .hasValueSatisfying(LockHandle::release);
+            } finally {
                 threads.shutdownNow();
             }
         }
@@ -232,6 +274,23 @@ class FairQueueTest {
 
         int statements(int node) {
             return recorded.get(node).statements();
+        }
+
+        /** Opens two connections of the node's pool (an attempt's and a queue's) and gives them back. */
+        void warm(int node) throws java.sql.SQLException {
+            try (java.sql.Connection attempt = pools.get(node).getConnection();
+                    java.sql.Connection queue = pools.get(node).getConnection()) {
+                attempt.isValid(5);
+                queue.isValid(5);
+            }
+        }
+
+        boolean sent(int node, String text) {
+            return recorded.get(node).databaseCalls().stream().anyMatch(sql -> sql.contains(text));
+        }
+
+        int calls(int node) {
+            return recorded.get(node).databaseCalls().size();
         }
 
         int active(int node) {
