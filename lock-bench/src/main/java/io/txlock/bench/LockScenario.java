@@ -3,7 +3,9 @@ package io.txlock.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -48,7 +50,7 @@ abstract class LockScenario implements Scenario {
     @Override
     public List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress) throws Exception {
         List<ScenarioResult> results = new ArrayList<>();
-        Counted shared = floor() == Floor.BLOCKING ? measureFloor(backend, strategies.get(0), config, progress) : null;
+        Map<String, Counted> handoffFloors = new HashMap<>();
         List<Measurement> peers = floor() == Floor.NONE ? List.of() : measurePeers(backend, config, progress);
         for (String strategy : strategies) {
             Counted txlock = counted(config, "txlock", "LockManager.acquire + release, LEASE scope",
@@ -56,7 +58,7 @@ abstract class LockScenario implements Scenario {
             Counted floor = switch (floor()) {
                 case NONE -> null;
                 case CYCLE -> measureFloor(backend, strategy, config, progress);
-                case BLOCKING -> shared;
+                case BLOCKING -> handoffFloor(backend, strategy, config, progress, handoffFloors);
             };
             List<String> failures = new ArrayList<>();
             check("txlock", txlock, failures);
@@ -120,20 +122,46 @@ abstract class LockScenario implements Scenario {
         }
     }
 
+    /**
+     * The backend's own blocking handoff for {@code strategy}, measured once per kind of lock (a row lock, an advisory
+     * lock) and shared by the strategies whose floor it is.
+     */
+    private Counted handoffFloor(Backend backend, String strategy, BenchConfig config, Progress progress,
+            Map<String, Counted> measured) throws Exception {
+        Optional<RawLocks> opened = backend.openRaw(strategy);
+        if (opened.isEmpty()) {
+            return null;
+        }
+        try (RawLocks raw = opened.get()) {
+            String kind = raw.describeHandoff();
+            Counted floor = measured.get(kind);
+            if (floor == null) {
+                floor = measureFloor(raw, backend, strategy, config, progress);
+                measured.put(kind, floor);
+            }
+            return floor;
+        }
+    }
+
     private Counted measureFloor(Backend backend, String strategy, BenchConfig config, Progress progress) throws Exception {
         Optional<RawLocks> opened = backend.openRaw(strategy);
         if (opened.isEmpty()) {
             return null;
         }
-        boolean blocking = floor() == Floor.BLOCKING;
         try (RawLocks raw = opened.get()) {
-            return counted(config, "floor", blocking ? raw.describeHandoff() : raw.describeCycle(), workload -> {
-                raw.prepare(workload.allNames());
-                progress.phase(label(backend, blocking ? "" : strategy, "floor"), config.timing().totalNanos());
-                return ThreadCluster.run(workers(config), w -> Locker.raw(blocking ? raw.blockingSession() : raw.cycleSession()), workload,
-                        config.timing(), progress);
-            });
+            return measureFloor(raw, backend, strategy, config, progress);
         }
+    }
+
+    private Counted measureFloor(RawLocks raw, Backend backend, String strategy, BenchConfig config, Progress progress)
+            throws Exception {
+        boolean blocking = floor() == Floor.BLOCKING;
+        return counted(config, "floor", blocking ? raw.describeHandoff() : raw.describeCycle(), workload -> {
+            raw.prepare(workload.allNames());
+            progress.phase(label(backend, blocking ? "" : strategy, "floor"), config.timing().totalNanos());
+            return ThreadCluster.run(workers(config), w -> Locker.raw(blocking ? raw.blockingSession() : raw.cycleSession()), workload,
+                    config.timing(), progress);
+        });
     }
 
     /**

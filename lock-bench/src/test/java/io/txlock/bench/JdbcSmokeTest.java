@@ -93,6 +93,22 @@ class JdbcSmokeTest {
         assertThat(handoff.way("floor").handoff().count()).isPositive();
     }
 
+    /**
+     * In one run of several strategies, each handoff is compared with the database's own blocking handoff of its kind
+     * of lock: ADVISORY with the bare advisory lock, the row strategies with the bare row lock.
+     */
+    @Test
+    void eachStrategysHandoffFloorIsItsOwnKindOfLock() {
+        BenchConfig config = Configs.quick(BackendKind.POSTGRESQL, List.of("SELECT_FOR_UPDATE", "ADVISORY"), List.of("handoff"));
+
+        BenchReport report = BenchRun.run(config, "test", Progress.silent());
+
+        assertThat(report.errors()).as("errors").isEmpty();
+        assertThat(results(report, "handoff")).extracting(r -> r.strategy() + ": " + r.way("floor").describe())
+                .containsExactly("SELECT_FOR_UPDATE: SELECT … FOR UPDATE waiting in the database, woken by the holder's ROLLBACK",
+                        "ADVISORY: pg_advisory_xact_lock waiting in the database, woken by the holder's COMMIT");
+    }
+
     @Test
     void h2OffersEveryStrategyButAdvisory() throws Exception {
         try (JdbcBackend h2 = JdbcBackend.open(BackendSpec.defaults(BackendKind.H2), 2, 2, false)) {
