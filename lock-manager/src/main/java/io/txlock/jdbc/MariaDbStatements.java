@@ -85,18 +85,8 @@ final class MariaDbStatements extends InnoDbStatements {
                 BEGIN NOT ATOMIC
                   DECLARE drawn BIGINT DEFAULT NEXTVAL({table}_token_seq);
                   DECLARE granted BIGINT DEFAULT NULL;
-                  SET STATEMENT %s FOR
-                  INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-                  VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                    UTC_TIMESTAMP(6));
-                  IF ROW_COUNT() = 1 THEN
-                    UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)) WHERE name = ? AND version = drawn;
-                    IF ROW_COUNT() = 1 THEN
-                      SET granted = LAST_INSERT_ID();
-                    END IF;
-                  END IF;
-                  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
-                END""".formatted(bound(wait)));
+                %s  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
+                END""".formatted(insertAndRetoken(wait).indent(2)));
     }
 
     /**
@@ -113,19 +103,24 @@ final class MariaDbStatements extends InnoDbStatements {
                   DECLARE drawn BIGINT DEFAULT NEXTVAL({table}_token_seq);
                   DECLARE granted BIGINT DEFAULT NULL;
                   IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
-                    SET STATEMENT %s FOR
-                    INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-                    VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                      UTC_TIMESTAMP(6));
-                    IF ROW_COUNT() = 1 THEN
-                      UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)) WHERE name = ? AND version = drawn;
-                      IF ROW_COUNT() = 1 THEN
-                        SET granted = LAST_INSERT_ID();
-                      END IF;
-                    END IF;
-                  END IF;
+                %s  END IF;
                   SELECT granted FROM DUAL WHERE granted IS NOT NULL;
-                END""".formatted(queueKey("?"), bound(wait)));
+                END""".formatted(queueKey("?"), insertAndRetoken(wait).indent(4)));
+    }
+
+    /** The insert of a compound statement, and its retoken if it inserted: sets {@code granted} to the new token. */
+    private static String insertAndRetoken(Duration wait) {
+        return """
+                SET STATEMENT %s FOR
+                INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                VALUES (drawn, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  UTC_TIMESTAMP(6));
+                IF ROW_COUNT() = 1 THEN
+                  UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)) WHERE name = ? AND version = drawn;
+                  IF ROW_COUNT() = 1 THEN
+                    SET granted = LAST_INSERT_ID();
+                  END IF;
+                END IF;""".formatted(bound(wait));
     }
 
     /** {@link #insertHeld} gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */

@@ -658,21 +658,6 @@ abstract class Statements {
         }
     }
 
-    /** @return the query's first column, or empty if it returned no row or SQL NULL */
-    static OptionalLong queryNullableLong(Connection c, String sql, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(c, sql, params)) {
-            if (!ps.execute()) {
-                throw new SQLException("expected a result set from " + sql);
-            }
-            try (ResultSet rs = ps.getResultSet()) {
-                if (!rs.next()) {
-                    return OptionalLong.empty();
-                }
-                long value = rs.getLong(1);
-                return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
-            }
-        }
-    }
 
     /** The row of a name as the acquire strategies see it. */
     record RowState(long version, boolean held, Long millisLeft) {
