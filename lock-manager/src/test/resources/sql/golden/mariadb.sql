@@ -213,8 +213,7 @@ BEGIN NOT ATOMIC
   DECLARE granted BIGINT DEFAULT NULL;
   IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0.000) = 1 THEN
     SELECT '' FROM DUAL;
-    SET STATEMENT innodb_lock_wait_timeout = 0 FOR
-    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+    SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
       owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
       expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
     WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
@@ -232,8 +231,7 @@ BEGIN NOT ATOMIC
   DECLARE granted BIGINT DEFAULT NULL;
   IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 1.500) = 1 THEN
     SELECT '' FROM DUAL;
-    SET STATEMENT max_statement_time = 1.500 FOR
-    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+    SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
       owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
       expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
     WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
@@ -313,8 +311,7 @@ BEGIN NOT ATOMIC
   DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
   DECLARE granted BIGINT DEFAULT NULL;
   IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
-    SET STATEMENT innodb_lock_wait_timeout = 0 FOR
-    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+    SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
       owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
       expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
     WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
@@ -330,8 +327,7 @@ BEGIN NOT ATOMIC
   DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
   DECLARE granted BIGINT DEFAULT NULL;
   IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
-    SET STATEMENT max_statement_time = 1.500 FOR
-    UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+    SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
       owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
       expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
     WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));

@@ -337,17 +337,9 @@ final class MariaDbStatements extends InnoDbStatements {
                   DECLARE queue VARCHAR(64) DEFAULT %s;
                   DECLARE granted BIGINT DEFAULT NULL;
                   IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
-                    SET STATEMENT %s FOR
-                    UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
-                      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
-                      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-                    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-                    IF ROW_COUNT() = 1 THEN
-                      SET granted = LAST_INSERT_ID();
-                    END IF;
-                  END IF;
+                %s  END IF;
                   SELECT granted FROM DUAL WHERE granted IS NOT NULL;
-                END""".formatted(queueKey("?"), bound(wait)));
+                END""".formatted(queueKey("?"), takeOverStep(wait).indent(4)));
     }
 
     /** Outside the queue, on a JDBC connection: {@link #takeOverIfUnqueued}, one round trip. */
@@ -396,19 +388,20 @@ final class MariaDbStatements extends InnoDbStatements {
                   DECLARE granted BIGINT DEFAULT NULL;
                   IF GET_LOCK(%s, %s) = 1 THEN
                     SELECT '' FROM DUAL;
-                    SET STATEMENT %s FOR
-                    UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
-                      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
-                      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-                    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-                    IF ROW_COUNT() = 1 THEN
-                      SET granted = LAST_INSERT_ID();
-                    END IF;
-                    SELECT granted FROM DUAL;
+                %s    SELECT granted FROM DUAL;
                   ELSE
                     SELECT NULL FROM DUAL;
                   END IF;
-                END""".formatted(queueKey("?"), seconds(millis), bound(wait)));
+                END""".formatted(queueKey("?"), seconds(millis), takeOverStep(wait).indent(4)));
+    }
+
+    /** {@link #takeOver} as a step of a compound statement: sets {@code granted} to the new token if it took the row. */
+    private String takeOverStep(Duration wait) {
+        return takeOver(wait) + """
+                ;
+                IF ROW_COUNT() = 1 THEN
+                  SET granted = LAST_INSERT_ID();
+                END IF;""";
     }
 
     /**
