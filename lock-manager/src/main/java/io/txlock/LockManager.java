@@ -194,21 +194,37 @@ public interface LockManager extends AutoCloseable {
         try {
             task.run();
         } finally {
-            long keep = lockAtLeastFor.toNanos() - (System.nanoTime() - start);
-            if (keep > 0 && lock.isValid()) {
-                lock.extend(Duration.ofNanos(Math.max(keep, 1_000_000)));
-                releaseLater(lock, Duration.ofNanos(keep));
-            } else {
+            Duration keep = lockAtLeastFor.minusNanos(System.nanoTime() - start);
+            if (keep.isNegative() || keep.isZero() || !lock.isValid()) {
                 lock.release();
+            } else {
+                keepThenRelease(lock, keep);
             }
         }
         return true;
     }
 
-    /** Releases {@code lock} once {@code delay} passed, on the JDK's shared delay thread. */
-    private static void releaseLater(LockHandle lock, Duration delay) {
-        java.util.concurrent.CompletableFuture.delayedExecutor(delay.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)
-                .execute(lock::close);
+    /**
+     * Keeps {@code lock} for {@code keep} more and then releases it, on the JDK's shared delay thread. The lease
+     * outlasts the release by up to a second, so the release finds the lock still held, but never beyond the lease
+     * the lock had ({@code lockAtMostFor}): where that is too close to let the release come first, the lock ends
+     * with its lease.
+     */
+    private static void keepThenRelease(LockHandle lock, Duration keep) {
+        Duration hardLimitLeft = Duration.between(java.time.Instant.now(), lock.expiresAt());
+        Duration lease = keep.plusSeconds(1).compareTo(hardLimitLeft) < 0 ? keep.plusSeconds(1) : hardLimitLeft;
+        if (lease.compareTo(keep) > 0) {
+            lock.extend(lease);
+        }
+        java.util.concurrent.CompletableFuture.delayedExecutor(keep.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)
+                .execute(() -> {
+                    try {
+                        lock.release();
+                    } catch (RuntimeException e) {
+                        org.slf4j.LoggerFactory.getLogger(LockManager.class).warn("runIfFree could not release {} once"
+                                + " lockAtLeastFor was over; its lease ends it: {}", lock, e.toString());
+                    }
+                });
     }
 
     /**

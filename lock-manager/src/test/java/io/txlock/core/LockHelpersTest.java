@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
+import io.txlock.LockMetrics;
 import io.txlock.LockOptions;
 import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcLockProvider;
 import io.txlock.jdbc.TestDatabase;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -65,14 +67,44 @@ class LockHelpersTest {
             assertThat(ranAgain).as("the same thread's runIfFree within lockAtLeastFor").isFalse();
             assertThat(otherRan).as("another node's runIfFree within lockAtLeastFor").isFalse();
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!other.runIfFree("nightly", Duration.ofSeconds(30), Duration.ZERO, runs::incrementAndGet)) {
-            assertThat(System.nanoTime() - deadline).as("time waited for the lock kept at least %s", atLeast).isNegative();
-            Thread.sleep(20);
-        }
+        Awaitility.await("another node's runIfFree once lockAtLeastFor is over").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> other.runIfFree("nightly", Duration.ofSeconds(30), Duration.ZERO, runs::incrementAndGet));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).as("when another node could run the job again").isGreaterThanOrEqualTo(atLeast);
         assertThatThrownBy(() -> node.runIfFree("nightly", Duration.ofSeconds(1), Duration.ofSeconds(2), runs::incrementAndGet))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lockAtLeastFor");
+    }
+
+    @Test
+    void runIfFreeReleasesTheLockItKeptAtLeastAsLongAsAskedAndNeverLosesIt() {
+        java.util.List<LockMetrics.Lost> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicLong releases = new java.util.concurrent.atomic.AtomicLong();
+        try (LockManager watched = LockManager.builder(JdbcLockProvider.builder(h2).strategy(Strategy.OPTIMISTIC_VERSION)
+                .reaperPeriod(Duration.ZERO).build()).metrics(new LockMetrics() {
+                    @Override
+                    public void lost(Lost reason) {
+                        lost.add(reason);
+                    }
+
+                    @Override
+                    public void releaseStarted(String name, long fencingToken) {
+                        releases.incrementAndGet();
+                    }
+                }).build()) {
+            for (int round = 0; round < 5; round++) {
+                assertThat(watched.runIfFree("kept", Duration.ofSeconds(30), Duration.ofMillis(150), () -> { }))
+                        .as("round %d: runIfFree of a free lock", round).isTrue();
+                long released = round + 1;
+                Awaitility.await("round " + round + ": the release once lockAtLeastFor is over").atMost(Duration.ofSeconds(30))
+                        .until(() -> releases.get() == released);
+                Awaitility.await("round " + round + ": the lock free again").atMost(Duration.ofSeconds(30))
+                        .until(() -> other.tryAcquire("kept").map(h -> {
+                            h.release();
+                            return true;
+                        }).orElse(false));
+            }
+            assertThat(lost).as("locks runIfFree reported lost").isEmpty();
+        }
     }
 
     @Test
@@ -91,10 +123,8 @@ class LockHelpersTest {
         try (LockHandle a = node.acquire("a"); LockHandle b = node.acquire("b")) {
             java.util.concurrent.CompletableFuture<LockHandle> waiting = other.acquireAsync("a", LockOptions.defaults()
                     .withWait(Duration.ofSeconds(30))).toCompletableFuture();
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (other.health().waiting() == 0 && System.nanoTime() - deadline < 0) {
-                Thread.sleep(10);
-            }
+            Awaitility.await("the other node's caller waiting").atMost(Duration.ofSeconds(30))
+                    .until(() -> other.health().waiting() > 0);
             assertThat(node.health().held()).as("locks held by the node").isEqualTo(2);
             assertThat(other.health().waiting()).as("callers of the other node waiting").isEqualTo(1);
             a.release();
