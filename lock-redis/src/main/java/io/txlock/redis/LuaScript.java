@@ -26,7 +26,7 @@ final class LuaScript {
     static final LuaScript RELEASE = load(QUEUE, "release.lua");
     static final LuaScript LEAVE = load(QUEUE, "leave.lua");
     static final LuaScript INSPECT = load("inspect.lua");
-    static final LuaScript FORCE_RELEASE = load("force_release.lua");
+    static final LuaScript FORCE_RELEASE = load(QUEUE, "force_release.lua");
 
     private final String name;
     private final String source;

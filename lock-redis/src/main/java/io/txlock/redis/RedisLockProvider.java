@@ -199,7 +199,8 @@ public final class RedisLockProvider implements LockProvider {
 
     /**
      * @return listing by {@code SCAN} of the lock keys (on every master, each name then read as {@link #inspect} reads
-     *     it), and forced release by a script that deletes a lock key only while it holds the given token
+     *     it), and forced release by a script that frees a lock only while it holds the given token and hands it to
+     *     the first live waiter of its queue, as a release does
      */
     @Override
     public Optional<io.txlock.spi.LockAdministration> administration() {
@@ -217,7 +218,7 @@ public final class RedisLockProvider implements LockProvider {
             public boolean forceRelease(String name, long fencingToken) {
                 boolean freed = false;
                 for (RedisNode node : nodes) {
-                    freed |= node.forceRelease(keys.lockKey(name), keys.releaseChannel(name), fencingToken);
+                    freed |= node.forceRelease(keys.scriptKeys(name), keys.releaseChannel(name), fencingToken);
                 }
                 return freed;
             }

@@ -110,8 +110,9 @@ final class RedisNode implements AutoCloseable {
         });
     }
 
-    boolean forceRelease(String key, String channel, long token) {
-        return call("force-release '" + key + "'", () -> asLong(LuaScript.FORCE_RELEASE.run(client, List.of(key),
+    /** @param keys {@link KeySpace#scriptKeys}: the lock is handed to the first live waiter of its queue, if any */
+    boolean forceRelease(List<String> keys, String channel, long token) {
+        return call("force-release '" + keys.get(0) + "'", () -> asLong(LuaScript.FORCE_RELEASE.run(client, keys,
                 List.of(channel, Long.toString(token)))) == 1);
     }
 
