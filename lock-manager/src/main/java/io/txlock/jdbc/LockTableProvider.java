@@ -48,7 +48,10 @@ public abstract class LockTableProvider implements LockProvider {
         return kind + " " + (d == null ? "" : d.name().toLowerCase(Locale.ROOT) + " ") + strategy + " on " + table;
     }
 
-    /** @return true: row locks and advisory locks block waiters in the database, bounded by their wait */
+    /**
+     * @return true: the database's row locks (and, with {@link Strategy#ADVISORY}, its advisory locks) block waiters,
+     *     bounded by their wait
+     */
     @Override
     public boolean blocksWhileWaiting() {
         return true;
