@@ -5,7 +5,6 @@ import io.txlock.LockInfo;
 import io.txlock.Strategy;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
-import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
