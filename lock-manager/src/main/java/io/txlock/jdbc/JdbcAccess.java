@@ -293,7 +293,7 @@ final class JdbcAccess {
      * A connection of the provider's own with an open transaction. Auto-commit is switched off only where the pool
      * hands it out on (on MySQL/MariaDB each switch is a round trip), and switched back on at the end.
      */
-    static final class OwnTransaction {
+    static final class OwnTransaction implements RowLock.Holder {
 
         private final Connection connection;
         private final boolean wasAutoCommit;
@@ -323,7 +323,8 @@ final class JdbcAccess {
          * @return the session on the connection, which keeps its prepared statements on it for the next borrower
          *     ({@link ReusedStatements}): the provider ends every transaction on it itself
          */
-        JdbcSession session() {
+        @Override
+        public JdbcSession session() {
             JdbcSession s = session;
             if (s == null) {
                 s = JdbcSession.reusing(connection);
@@ -332,8 +333,19 @@ final class JdbcAccess {
             return s;
         }
 
+        /** @return whether the connection was not yet returned to the pool */
+        @Override
+        public boolean isOpen() {
+            try {
+                return !connection.isClosed();
+            } catch (SQLException e) {
+                return false;
+            }
+        }
+
         /** Rolls back, restores auto-commit, returns the connection to the pool. */
-        void end() throws SQLException {
+        @Override
+        public void end() throws SQLException {
             try {
                 connection.rollback();
                 if (wasAutoCommit) {
@@ -345,7 +357,8 @@ final class JdbcAccess {
         }
 
         /** The transaction was ended already (its row lock freed): restores auto-commit, returns the connection. */
-        void close() throws SQLException {
+        @Override
+        public void close() throws SQLException {
             try {
                 if (wasAutoCommit) {
                     connection.setAutoCommit(true);

@@ -5,7 +5,6 @@ import io.txlock.LockInfo;
 import io.txlock.Strategy;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
-import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
@@ -37,23 +36,26 @@ import org.slf4j.LoggerFactory;
  * back; expiry is computed with the database clock. A reaper thread deletes rows whose lease ran out, in small
  * batches that skip locked rows, so it is safe on every node at once.
  */
-public final class JdbcLockProvider implements LockProvider {
+public final class JdbcLockProvider extends LockTableProvider {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcLockProvider.class);
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
 
     private final JdbcAccess db;
-    private final Strategy strategy;
     private final LockStrategy steps;
     private final int reaperBatch;
     private final LockTableReaper reaper;
     private final JdbcTransactions transactions;
 
     private JdbcLockProvider(Builder b) {
+        this(b, new JdbcAccess(b.dataSource, b.leaseDataSource != null ? b.leaseDataSource : b.dataSource, b.lockDialect(),
+                b.lockTable()));
+    }
+
+    private JdbcLockProvider(Builder b, JdbcAccess db) {
+        super("jdbc", b.strategy, db.table(), db::dialect);
         this.transactions = b.transactions;
-        this.db = new JdbcAccess(b.dataSource, b.leaseDataSource != null ? b.leaseDataSource : b.dataSource, b.lockDialect(),
-                b.lockTable());
-        this.strategy = b.strategy;
+        this.db = db;
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new SelectForUpdate(db);
             case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new RowLeaseStrategy(db, RowLease.of(b.strategy));
@@ -99,35 +101,6 @@ public final class JdbcLockProvider implements LockProvider {
         return b;
     }
 
-    /** @return the strategy */
-    public Strategy strategy() {
-        return strategy;
-    }
-
-    /** @return the lock table */
-    public String table() {
-        return db.table();
-    }
-
-    @Override
-    public String describe() {
-        JdbcDialect dialect = db.dialect();
-        return "jdbc " + (dialect == null ? "" : dialect.name().toLowerCase(java.util.Locale.ROOT) + " ") + strategy
-                + " on " + db.table();
-    }
-
-    /** @return true: row locks and advisory locks block waiters in the database, bounded by their wait */
-    @Override
-    public boolean blocksWhileWaiting() {
-        return true;
-    }
-
-    /** @return true: in TRANSACTION scope the lock's SQL runs in the caller's transaction */
-    @Override
-    public boolean joinsCallerTransaction() {
-        return true;
-    }
-
     @Override
     public Attempt tryAcquire(LockRequest request) {
         if (request.maxBlock().isZero()) {
@@ -168,7 +141,7 @@ public final class JdbcLockProvider implements LockProvider {
      */
     @Override
     public Optional<io.txlock.spi.LockAdministration> administration() {
-        return strategy == Strategy.ADVISORY ? Optional.empty() : Optional.of(new JdbcLockAdministration(db, strategy));
+        return strategy() == Strategy.ADVISORY ? Optional.empty() : Optional.of(new JdbcLockAdministration(db, strategy()));
     }
 
     /** @return the local JDBC transactions this provider was built over, if it was */

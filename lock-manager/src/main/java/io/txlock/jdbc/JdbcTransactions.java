@@ -1,17 +1,13 @@
 package io.txlock.jdbc;
 
 import io.txlock.spi.CallerTransaction;
-import io.txlock.spi.LocalTransaction;
 import io.txlock.spi.TransactionSupport;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Optional;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -48,11 +44,12 @@ public final class JdbcTransactions implements TransactionSupport {
     }
 
     private final DataSource target;
-    private final ThreadLocal<Local> current = new ThreadLocal<>();
-    private final DataSource bound = new BoundDataSource();
+    private final LocalTransactions<Connection> transactions = new LocalTransactions<>(this::open);
+    private final DataSource bound;
 
     private JdbcTransactions(DataSource target) {
         this.target = target;
+        this.bound = new BoundDataSource(target);
     }
 
     /**
@@ -87,44 +84,16 @@ public final class JdbcTransactions implements TransactionSupport {
      * @throws Exception what {@code work} threw, after the rollback
      */
     public <T> T inTransaction(Work<T> work) throws Exception {
-        Local outer = current.get();
-        if (outer != null) {
-            return work.run(outer.view);
-        }
-        Connection connection = target.getConnection();
-        Local tx = new Local(connection);
-        boolean committed = false;
-        try {
-            connection.setAutoCommit(false);
-            current.set(tx);
-            T result = work.run(tx.view);
-            if (tx.isRollbackOnly()) {
-                throw new SQLException("the transaction was marked rollback-only (a lock it relied on was lost); rolled back");
-            }
-            tx.beforeCompletion();
-            connection.commit();
-            committed = true;
-            return result;
-        } catch (Exception | Error e) {
-            JdbcAccess.rollbackQuietly(connection);
-            throw e;
-        } finally {
-            current.remove();
-            try {
-                tx.afterCompletion(committed);
-            } finally {
-                try {
-                    connection.setAutoCommit(true);
-                } finally {
-                    connection.close();
-                }
-            }
-        }
+        return transactions.inTransaction(work::run);
+    }
+
+    private LocalTransactions.Resource<Connection> open() throws SQLException {
+        return new OnConnection(target.getConnection());
     }
 
     @Override
     public Optional<CallerTransaction> current() {
-        return Optional.ofNullable(current.get());
+        return transactions.current();
     }
 
     @Override
@@ -132,12 +101,49 @@ public final class JdbcTransactions implements TransactionSupport {
         return "local JDBC transactions over " + target;
     }
 
-    private static final class Local extends LocalTransaction {
-        final Connection view;
+    /** A transaction on a connection, which the work sees through a view it cannot close, commit or roll back. */
+    private record OnConnection(Connection connection, Connection view) implements LocalTransactions.Resource<Connection> {
 
-        Local(Connection connection) {
-            this.view = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                    uncloseable(connection));
+        OnConnection(Connection connection) {
+            this(connection, (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                    new Class<?>[] {Connection.class}, uncloseable(connection)));
+        }
+
+        @Override
+        public void begin() throws SQLException {
+            connection.setAutoCommit(false);
+        }
+
+        @Override
+        public boolean rollbackOnly() {
+            return false;
+        }
+
+        @Override
+        public Exception rolledBack(String message) {
+            return new SQLException(message);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void end(boolean commit) throws SQLException {
+            if (commit) {
+                connection.commit();
+            } else {
+                connection.rollback();
+            }
+        }
+
+        @Override
+        public void close() throws SQLException {
+            try {
+                connection.setAutoCommit(true);
+            } finally {
+                connection.close();
+            }
         }
     }
 
@@ -165,52 +171,22 @@ public final class JdbcTransactions implements TransactionSupport {
         };
     }
 
-    private final class BoundDataSource implements DataSource {
+    private final class BoundDataSource extends DelegatingDataSource {
+
+        BoundDataSource(DataSource target) {
+            super(target);
+        }
+
         @Override
         public Connection getConnection() throws SQLException {
-            Local tx = current.get();
-            return tx != null ? tx.view : target.getConnection();
+            Connection view = transactions.currentResource();
+            return view != null ? view : target.getConnection();
         }
 
         @Override
         public Connection getConnection(String username, String password) throws SQLException {
-            Local tx = current.get();
-            return tx != null ? tx.view : target.getConnection(username, password);
-        }
-
-        @Override
-        public PrintWriter getLogWriter() throws SQLException {
-            return target.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) throws SQLException {
-            target.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) throws SQLException {
-            target.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() throws SQLException {
-            return target.getLoginTimeout();
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            return target.getParentLogger();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            return target.unwrap(iface);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) throws SQLException {
-            return target.isWrapperFor(iface);
+            Connection view = transactions.currentResource();
+            return view != null ? view : target.getConnection(username, password);
         }
 
         @Override

@@ -1,7 +1,6 @@
 package io.txlock.jdbc;
 
 import io.txlock.LockInfo;
-import io.txlock.LockNotHeldException;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.LockRequest;
 import java.sql.SQLException;
@@ -18,8 +17,7 @@ import java.util.OptionalLong;
 final class SelectForUpdate implements LockStrategy {
 
     private final JdbcAccess db;
-    /** LEASE locks held now, each on a pooled connection of its own. */
-    private final java.util.concurrent.atomic.AtomicInteger heldConnections = new java.util.concurrent.atomic.AtomicInteger();
+    private final RowLock<JdbcAccess.OwnTransaction> rowLock = new RowLock<>(this::open);
 
     SelectForUpdate(JdbcAccess db) {
         this.db = db;
@@ -35,50 +33,34 @@ final class SelectForUpdate implements LockStrategy {
                     ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
                     : Attempt.held();
         }
-        JdbcAccess.OwnTransaction tx;
         try {
-            // once the locks hold the whole pool, wait for a connection only as long as for the lock
-            tx = db.openTransaction("lock '" + r.name() + "' in LEASE scope", heldConnections.get(), r.maxBlock());
+            return rowLock.acquire(db.sql(), r,
+                    (request, token, tx) -> new JdbcGrant(request.name(), token, request.owner().id(), true, false, tx));
         } catch (SQLException e) {
-            throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + heldConnections.get()
+            throw db.failure("lock the row of '" + r.name() + "'", e, false);
+        }
+    }
+
+    /** @param held the LEASE locks held now: once they hold the whole pool, wait for a connection only as long as for the lock */
+    private JdbcAccess.OwnTransaction open(LockRequest r, int held) {
+        try {
+            return db.openTransaction("lock '" + r.name() + "' in LEASE scope", held, r.maxBlock());
+        } catch (SQLException e) {
+            throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + held
                     + " SELECT_FOR_UPDATE locks in LEASE scope, each on a pooled connection of its own until released: a pool"
                     + " must have more connections than the locks held at once, or use OPTIMISTIC_VERSION or UNIQUE_INSERT,"
                     + " which hold none)", e, false);
-        }
-        try {
-            OptionalLong token = RowLock.lock(tx.session(), db.statements(), r, false);
-            if (token.isPresent()) {
-                heldConnections.incrementAndGet();
-                return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, tx));
-            }
-            tx.end();
-            return Attempt.held();
-        } catch (SQLException e) {
-            tx.endQuietly();
-            throw db.failure("lock the row of '" + r.name() + "'", e, false);
-        } catch (RuntimeException e) {
-            tx.endQuietly();
-            throw e;
         }
     }
 
     @Override
     public void renew(JdbcGrant g, Duration lease) {
-        RowLock.renew(g.transaction().session(), g, lease);
+        rowLock.renew(g.transaction(), g, lease);
     }
 
     @Override
     public void release(JdbcGrant g) {
-        if (g.transaction() != null && !g.endsWithTransaction()) {
-            heldConnections.decrementAndGet();
-        }
-        RowLock.release(g.transaction().session(), db.sql(), g);
-        try {
-            g.transaction().close();
-        } catch (SQLException e) {
-            throw new LockNotHeldException("lock " + g + " may have been lost before release: the connection holding its"
-                    + " row lock failed (" + e.getMessage() + ")");
-        }
+        rowLock.release(g.transaction(), db.sql(), g);
     }
 
     @Override

@@ -4,18 +4,16 @@ import io.txlock.LockException;
 import io.txlock.LockInfo;
 import io.txlock.Strategy;
 import io.txlock.entity.MethodLock;
-import io.txlock.jdbc.JdbcDialect;
+import io.txlock.jdbc.LockTableProvider;
 import io.txlock.jdbc.LockTableReaper;
 import io.txlock.jdbc.ReapedTableBuilder;
 import io.txlock.jdbc.RowLease;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
-import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -58,18 +56,21 @@ import java.util.function.Supplier;
  * <p>A reaper thread deletes rows whose lease ran out, with the JDBC provider's statements, in small batches that
  * skip locked rows, so it is safe on every node at once; {@link Builder#reaperPeriod} turns it off.
  */
-public final class JpaLockProvider implements LockProvider {
+public final class JpaLockProvider extends LockTableProvider {
 
 
     private final JpaAccess db;
-    private final Strategy strategy;
     private final JpaStrategy steps;
     private final int reaperBatch;
     private final LockTableReaper reaper;
 
     private JpaLockProvider(Builder b) {
-        this.db = new JpaAccess(b.factory, b.callers, b.lockTable(), b.lockDialect());
-        this.strategy = b.strategy;
+        this(b, new JpaAccess(b.factory, b.callers, b.lockTable(), b.lockDialect()));
+    }
+
+    private JpaLockProvider(Builder b, JpaAccess db) {
+        super("jpa", b.strategy, db.table(), db::dialect);
+        this.db = db;
         this.steps = switch (b.strategy) {
             case SELECT_FOR_UPDATE -> new JpaSelectForUpdate(db);
             case OPTIMISTIC_VERSION, UNIQUE_INSERT -> new JpaRowLease(db, RowLease.of(b.strategy));
@@ -97,34 +98,6 @@ public final class JpaLockProvider implements LockProvider {
      */
     public static Builder builder(JpaTransactions transactions) {
         return new Builder(transactions.factory()).entityManager(transactions::currentEntityManager);
-    }
-
-    /** @return the strategy */
-    public Strategy strategy() {
-        return strategy;
-    }
-
-    /** @return the lock table */
-    public String table() {
-        return db.table();
-    }
-
-    @Override
-    public String describe() {
-        JdbcDialect dialect = db.dialect();
-        return "jpa " + (dialect == null ? "" : dialect.name().toLowerCase(Locale.ROOT) + " ") + strategy + " on " + db.table();
-    }
-
-    /** @return true: row locks block waiters in the database, bounded by their wait */
-    @Override
-    public boolean blocksWhileWaiting() {
-        return true;
-    }
-
-    /** @return true: in TRANSACTION scope the lock's statements run through the caller's entity manager */
-    @Override
-    public boolean joinsCallerTransaction() {
-        return true;
     }
 
     /**
@@ -169,29 +142,17 @@ public final class JpaLockProvider implements LockProvider {
 
     @Override
     public void renew(Grant grant, Duration lease) {
-        JpaGrant g = mine(grant);
-        call("renew '" + g.name() + "'", () -> {
-            steps.renew(g, lease);
-            return null;
-        });
+        onGrant(grant, "renew '%s'", g -> steps.renew(g, lease));
     }
 
     @Override
     public void release(Grant grant) {
-        JpaGrant g = mine(grant);
-        call("release '" + g.name() + "'", () -> {
-            steps.release(g);
-            return null;
-        });
+        onGrant(grant, "release '%s'", steps::release);
     }
 
     @Override
     public void beforeCompletion(Grant grant) {
-        JpaGrant g = mine(grant);
-        call("free '" + g.name() + "' before commit", () -> {
-            steps.beforeCompletion(g);
-            return null;
-        });
+        onGrant(grant, "free '%s' before commit", steps::beforeCompletion);
     }
 
     @Override
@@ -208,10 +169,7 @@ public final class JpaLockProvider implements LockProvider {
      */
     public int reapExpired() {
         int total = LockTableReaper.reapAll(() -> call("reap expired locks", () -> db.reap(reaperBatch)), reaperBatch);
-        call("purge used tokens", () -> {
-            db.purgeTokens(reaperBatch * 10);
-            return null;
-        });
+        run("purge used tokens", () -> db.purgeTokens(reaperBatch * 10));
         return total;
     }
 
@@ -231,6 +189,19 @@ public final class JpaLockProvider implements LockProvider {
         } catch (RuntimeException e) {
             throw db.failure(what, e);
         }
+    }
+
+    private void run(String what, Runnable work) {
+        call(what, () -> {
+            work.run();
+            return null;
+        });
+    }
+
+    /** Runs work on a grant of this provider; {@code what} names it with the lock's name for {@code %s}. */
+    private void onGrant(Grant grant, String what, java.util.function.Consumer<JpaGrant> work) {
+        JpaGrant g = mine(grant);
+        run(what.formatted(g.name()), () -> work.accept(g));
     }
 
     private static JpaGrant mine(Grant grant) {

@@ -1,27 +1,27 @@
 package io.txlock.jpa;
 
 import io.txlock.LockInfo;
-import io.txlock.LockNotHeldException;
 import io.txlock.jdbc.RowLock;
 import io.txlock.spi.Attempt;
 import io.txlock.spi.LockRequest;
-import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * {@link io.txlock.Strategy#SELECT_FOR_UPDATE}: the lock is the row lock of the name's row; waiters block in the
  * database, bounded by their wait. In TRANSACTION scope {@link JpaStrategy}'s path takes it with
  * {@code PESSIMISTIC_WRITE} in the caller's transaction. In LEASE scope it is the JDBC provider's algorithm
- * ({@link RowLock}), run as native queries in the transaction of an entity manager of the provider's own, which
- * stays open until release or until the database notices its connection died.
+ * ({@link RowLock}), run as native queries in the transaction of an entity manager of the provider's own
+ * ({@link JpaSession}), which stays open until release or until the database notices its connection died.
  */
 final class JpaSelectForUpdate extends JpaStrategy {
 
+    private final RowLock<JpaSession> rowLock;
+
     JpaSelectForUpdate(JpaAccess db) {
         super(db);
+        this.rowLock = new RowLock<>((r, held) -> new JpaSession(db.openTransaction()));
     }
 
     /** @return false: whoever holds the row lock holds the lock */
@@ -38,48 +38,18 @@ final class JpaSelectForUpdate extends JpaStrategy {
 
     @Override
     Attempt acquireLease(LockRequest r) {
-        EntityManager em = db.openTransaction();
-        try {
-            OptionalLong token = JpaSession.unchecked(() -> RowLock.lock(new JpaSession(em), db.sql(), r));
-            if (token.isPresent()) {
-                return granted(r, token.getAsLong(), em);
-            }
-            JpaAccess.endTransaction(em);
-            return Attempt.held();
-        } catch (RuntimeException e) {
-            try {
-                JpaAccess.endTransaction(em);
-            } catch (RuntimeException endFailed) {
-                e.addSuppressed(endFailed);
-            }
-            throw e;
-        }
+        return JpaSession.unchecked(() -> rowLock.acquire(db.sql(), r,
+                (request, token, holder) -> new JpaGrant(request.name(), token, request.owner().id(), true, false, holder)));
     }
 
     @Override
     void renew(JpaGrant g, Duration lease) {
-        EntityManager em = g.holder();
-        synchronized (em) {
-            if (!em.isOpen()) {
-                throw new LockNotHeldException("lock " + g + " was released: its row lock ended with its transaction");
-            }
-            RowLock.renew(new JpaSession(em), g, lease);
-        }
+        rowLock.renew(g.holder(), g, lease);
     }
 
     @Override
     void release(JpaGrant g) {
-        EntityManager em = g.holder();
-        synchronized (em) {
-            if (!em.isOpen()) {
-                throw new LockNotHeldException("lock " + g + " was already released");
-            }
-            try {
-                RowLock.release(new JpaSession(em), db.sql(), g);
-            } finally {
-                em.close();
-            }
-        }
+        rowLock.release(g.holder(), db.sql(), g);
     }
 
     @Override

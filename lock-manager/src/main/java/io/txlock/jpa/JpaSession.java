@@ -1,5 +1,6 @@
 package io.txlock.jpa;
 
+import io.txlock.jdbc.RowLock;
 import io.txlock.jdbc.SqlSession;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityTransaction;
@@ -13,9 +14,10 @@ import java.util.OptionalLong;
  * The lock table's statements as native queries of an entity manager, in its transaction; outside one (after
  * {@link #commit()} or {@link #rollback()} of a resource-local entity manager) a statement begins a new one. A failed
  * statement throws the {@link SQLException} the JPA provider wraps (and the provider may have marked the transaction
- * rollback-only: see {@link JpaRowLease} and {@link #commit()}).
+ * rollback-only: see {@link JpaRowLease} and {@link #commit()}). As a {@link RowLock.Holder}, the session of an
+ * entity manager of the provider's own ({@link JpaAccess#openTransaction()}).
  */
-record JpaSession(EntityManager em) implements SqlSession {
+record JpaSession(EntityManager em) implements SqlSession, RowLock.Holder {
 
     @Override
     public int update(String sql, Object... params) throws SQLException {
@@ -98,6 +100,27 @@ record JpaSession(EntityManager em) implements SqlSession {
         } catch (RuntimeException e) {
             return false;
         }
+    }
+
+    @Override
+    public SqlSession session() {
+        return this;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return em.isOpen();
+    }
+
+    /** Rolls back and closes the entity manager ({@link JpaAccess#endTransaction}). */
+    @Override
+    public void end() {
+        JpaAccess.endTransaction(em);
+    }
+
+    @Override
+    public void close() {
+        em.close();
     }
 
     /** @return the entity manager, in a transaction: a resource-local one's own, begun here if none is active */

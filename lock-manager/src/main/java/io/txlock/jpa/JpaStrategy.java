@@ -113,7 +113,7 @@ abstract class JpaStrategy {
                 return row.getExpiresAt() == null ? Attempt.held()
                         : Attempt.heldFor(Duration.between(clock.now(), row.getExpiresAt()));
             }
-            return grant(em, r, row.getVersion(), clock) ? granted(r, clock.token(), null) : Attempt.held();
+            return grant(em, r, row.getVersion(), clock) ? granted(r, clock.token()) : Attempt.held();
         } finally {
             em.detach(row);
         }
@@ -176,8 +176,9 @@ abstract class JpaStrategy {
         JpaAccess.update(db.callerEntityManager(), db.sql().free(), g.name(), g.fencingToken(), g.ownerId());
     }
 
-    static Attempt granted(LockRequest r, long token, EntityManager holder) {
-        return Attempt.granted(new JpaGrant(r.name(), token, r.owner().id(), !r.transactional(), r.transactional(), holder));
+    /** @return granted in the caller's transaction */
+    static Attempt granted(LockRequest r, long token) {
+        return Attempt.granted(new JpaGrant(r.name(), token, r.owner().id(), false, true, null));
     }
 
     static Attempt heldFor(Long millisLeft) {

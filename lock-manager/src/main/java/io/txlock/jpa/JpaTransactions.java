@@ -1,7 +1,7 @@
 package io.txlock.jpa;
 
+import io.txlock.jdbc.LocalTransactions;
 import io.txlock.spi.CallerTransaction;
-import io.txlock.spi.LocalTransaction;
 import io.txlock.spi.TransactionSupport;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -40,7 +40,7 @@ public final class JpaTransactions implements TransactionSupport {
     }
 
     private final EntityManagerFactory factory;
-    private final ThreadLocal<Local> current = new ThreadLocal<>();
+    private final LocalTransactions<EntityManager> transactions = new LocalTransactions<>(this::open);
 
     private JpaTransactions(EntityManagerFactory factory) {
         this.factory = factory;
@@ -64,8 +64,7 @@ public final class JpaTransactions implements TransactionSupport {
 
     /** @return the calling thread's transaction's entity manager, or null outside {@link #inTransaction} */
     public EntityManager currentEntityManager() {
-        Local tx = current.get();
-        return tx == null ? null : tx.entityManager;
+        return transactions.currentResource();
     }
 
     /**
@@ -79,51 +78,16 @@ public final class JpaTransactions implements TransactionSupport {
      * @throws Exception what {@code work} threw, after the rollback
      */
     public <T> T inTransaction(Work<T> work) throws Exception {
-        Local outer = current.get();
-        if (outer != null) {
-            return work.run(outer.entityManager);
-        }
-        EntityManager em = factory.createEntityManager();
-        Local tx = new Local(em);
-        boolean committed = false;
-        try {
-            EntityTransaction transaction = em.getTransaction();
-            transaction.begin();
-            current.set(tx);
-            try {
-                T result = work.run(em);
-                if (tx.isRollbackOnly() || transaction.getRollbackOnly()) {
-                    throw new RollbackException("the transaction was marked rollback-only"
-                            + (tx.isRollbackOnly() ? " (a lock it relied on was lost)" : "") + "; rolled back");
-                }
-                em.flush();
-                tx.beforeCompletion();
-                transaction.commit();
-                committed = true;
-                return result;
-            } catch (Exception | Error e) {
-                if (transaction.isActive()) {
-                    try {
-                        transaction.rollback();
-                    } catch (RuntimeException rollbackFailed) {
-                        e.addSuppressed(rollbackFailed);
-                    }
-                }
-                throw e;
-            }
-        } finally {
-            current.remove();
-            try {
-                tx.afterCompletion(committed);
-            } finally {
-                em.close();
-            }
-        }
+        return transactions.inTransaction(work::run);
+    }
+
+    private LocalTransactions.Resource<EntityManager> open() {
+        return new OnEntityManager(factory.createEntityManager());
     }
 
     @Override
     public Optional<CallerTransaction> current() {
-        return Optional.ofNullable(current.get());
+        return transactions.current();
     }
 
     @Override
@@ -131,11 +95,42 @@ public final class JpaTransactions implements TransactionSupport {
         return "resource-local JPA transactions over " + factory;
     }
 
-    private static final class Local extends LocalTransaction {
-        final EntityManager entityManager;
+    /** A transaction of an entity manager, flushed before the locks are freed. */
+    private record OnEntityManager(EntityManager view) implements LocalTransactions.Resource<EntityManager> {
 
-        Local(EntityManager entityManager) {
-            this.entityManager = entityManager;
+        @Override
+        public void begin() {
+            view.getTransaction().begin();
+        }
+
+        @Override
+        public boolean rollbackOnly() {
+            return view.getTransaction().getRollbackOnly();
+        }
+
+        @Override
+        public Exception rolledBack(String message) {
+            return new RollbackException(message);
+        }
+
+        @Override
+        public void flush() {
+            view.flush();
+        }
+
+        @Override
+        public void end(boolean commit) {
+            EntityTransaction transaction = view.getTransaction();
+            if (commit) {
+                transaction.commit();
+            } else if (transaction.isActive()) {
+                transaction.rollback();
+            }
+        }
+
+        @Override
+        public void close() {
+            view.close();
         }
     }
 }

@@ -8,9 +8,14 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockBackendException;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
+import io.txlock.LockNotHeldException;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
+import io.txlock.spi.Grant;
+import io.txlock.spi.GrantListener;
+import io.txlock.spi.LockOwner;
+import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -55,6 +60,34 @@ class SelectForUpdatePoolTest {
             assertThat(pool.getHikariPoolMXBean().getActiveConnections())
                     .as("connections still out: none was kept by a request the caller gave up").isZero();
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TestDatabase.Kind.class)
+    void aSecondReleaseOfAGrantFailsWithoutCountingItsConnectionAgain(TestDatabase.Kind kind) {
+        try (TestDatabase db = TestDatabase.create(kind).withLockTable("method_lock");
+                HikariDataSource pool = twoConnections(db);
+                JdbcLockProvider provider = JdbcLockProvider.builder(pool).strategy(Strategy.SELECT_FOR_UPDATE)
+                        .reaperPeriod(Duration.ZERO).build()) {
+            Grant first = provider.tryAcquire(request("pool:1")).grant();
+            provider.release(first);
+            assertThatThrownBy(() -> provider.release(first)).isInstanceOf(LockNotHeldException.class)
+                    .hasMessageContaining("already released");
+
+            Grant second = provider.tryAcquire(request("pool:2")).grant();
+            Grant third = provider.tryAcquire(request("pool:3")).grant();
+            assertThatThrownBy(() -> provider.tryAcquire(request("pool:4")))
+                    .isInstanceOf(LockBackendException.class)
+                    .hasMessageContaining("holds 2 SELECT_FOR_UPDATE locks in LEASE scope");
+            provider.release(second);
+            provider.release(third);
+            assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
+        }
+    }
+
+    private static LockRequest request(String name) {
+        return new LockRequest(name, new LockOwner("test-host", "pool-test", "t1"), Duration.ofSeconds(30),
+                Duration.ofSeconds(1), false, GrantListener.NONE);
     }
 
     private static HikariDataSource twoConnections(TestDatabase db) {

@@ -6,7 +6,7 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
-/** A test's view of a real datasource: everything but how connections are handed out goes to the target as it is. */
+/** A view of a datasource: everything but how connections are handed out goes to the target as it is. */
 abstract class DelegatingDataSource implements DataSource {
 
     final DataSource target;
