@@ -64,12 +64,6 @@ public class EightNames extends ManagerBenchmark {
      */
     @Benchmark
     public int juc(Name name) {
-        ReentrantLock lock = locks.computeIfAbsent(name.name, n -> new ReentrantLock());
-        lock.lock();
-        try {
-            return lock.getHoldCount();
-        } finally {
-            lock.unlock();
-        }
+        return Fixture.jucCycle(locks.computeIfAbsent(name.name, n -> new ReentrantLock()));
     }
 }

@@ -23,11 +23,6 @@ public class OneName extends ManagerBenchmark {
     /** @return the hold count inside one lock and unlock of a fair {@link ReentrantLock} */
     @Benchmark
     public int juc() {
-        lock.lock();
-        try {
-            return lock.getHoldCount();
-        } finally {
-            lock.unlock();
-        }
+        return Fixture.jucCycle(lock);
     }
 }

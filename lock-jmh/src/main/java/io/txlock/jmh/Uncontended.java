@@ -30,11 +30,6 @@ public class Uncontended extends ManagerBenchmark {
     /** @return the hold count inside one lock and unlock of a {@link ReentrantLock} */
     @Benchmark
     public int juc() {
-        lock.lock();
-        try {
-            return lock.getHoldCount();
-        } finally {
-            lock.unlock();
-        }
+        return Fixture.jucCycle(lock);
     }
 }
