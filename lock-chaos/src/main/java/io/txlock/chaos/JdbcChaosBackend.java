@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The database backends: the lock table on a private server, each strategy of the JDBC provider, and a crash and
@@ -21,11 +22,24 @@ abstract class JdbcChaosBackend implements ServerFaults {
 
     static final String TABLE = "chaos_lock";
 
+    private final JdbcDialect dialect;
     private PrivateServer server;
     private boolean tableCreated;
 
+    /** @param dialect the dialect of the server, whose name in lower case is the backend's */
+    JdbcChaosBackend(JdbcDialect dialect) {
+        this.dialect = dialect;
+    }
+
+    @Override
+    public String name() {
+        return dialect.name().toLowerCase(Locale.ROOT);
+    }
+
     /** @return the dialect of the server */
-    abstract JdbcDialect dialect();
+    final JdbcDialect dialect() {
+        return dialect;
+    }
 
     /** @return the JDBC URL of the database the lock table lives in, on the running private server */
     abstract String jdbcUrl() throws Exception;

@@ -17,16 +17,7 @@ final class MariaDbBackend extends JdbcChaosBackend {
 
     /** For {@link Backends} and holder JVMs. */
     MariaDbBackend() {
-    }
-
-    @Override
-    public String name() {
-        return "mariadb";
-    }
-
-    @Override
-    JdbcDialect dialect() {
-        return JdbcDialect.MARIADB;
+        super(JdbcDialect.MARIADB);
     }
 
     @Override

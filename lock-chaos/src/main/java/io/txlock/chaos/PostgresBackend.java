@@ -12,16 +12,7 @@ final class PostgresBackend extends JdbcChaosBackend {
 
     /** For {@link Backends} and holder JVMs. */
     PostgresBackend() {
-    }
-
-    @Override
-    public String name() {
-        return "postgresql";
-    }
-
-    @Override
-    JdbcDialect dialect() {
-        return JdbcDialect.POSTGRESQL;
+        super(JdbcDialect.POSTGRESQL);
     }
 
     @Override

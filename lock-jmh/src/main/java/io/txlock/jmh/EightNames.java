@@ -1,55 +1,25 @@
 package io.txlock.jmh;
 
-import io.txlock.LockManager;
 import io.txlock.spi.LockRequest;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Eight threads of one manager, each on a name of its own: no lock is ever contended, but the threads share the
  * manager's maps, timers and provider. Beside it the provider's bare cycle ({@link #floor}) and a {@link ReentrantLock}
  * per name found in a {@link ConcurrentHashMap} ({@link #juc}).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
 @Threads(8)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class EightNames {
+public class EightNames extends ManagerBenchmark {
 
-    private LockManager manager;
-    private MemoryLockProvider provider;
     private final ConcurrentHashMap<String, ReentrantLock> locks = new ConcurrentHashMap<>();
     private final AtomicInteger threads = new AtomicInteger();
-
-    /** Builds the manager and the floor's provider. */
-    @Setup
-    public void setUp() {
-        manager = Fixture.manager();
-        provider = new MemoryLockProvider();
-    }
-
-    /** Closes the manager. */
-    @TearDown
-    public void tearDown() {
-        manager.close();
-    }
 
     /** One benchmark thread's own name. */
     @State(Scope.Thread)
@@ -94,12 +64,6 @@ public class EightNames {
      */
     @Benchmark
     public int juc(Name name) {
-        ReentrantLock lock = locks.computeIfAbsent(name.name, n -> new ReentrantLock());
-        lock.lock();
-        try {
-            return lock.getHoldCount();
-        } finally {
-            lock.unlock();
-        }
+        return Fixture.jucCycle(locks.computeIfAbsent(name.name, n -> new ReentrantLock()));
     }
 }

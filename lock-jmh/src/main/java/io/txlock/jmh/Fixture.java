@@ -11,6 +11,7 @@ import io.txlock.spi.LockProvider;
 import io.txlock.spi.LockRequest;
 import io.txlock.spi.TransactionSupport;
 import java.time.Duration;
+import java.util.concurrent.locks.ReentrantLock;
 
 /** What every benchmark here works with: a manager over a {@link MemoryLockProvider}, and that provider's bare cycle. */
 final class Fixture {
@@ -37,6 +38,16 @@ final class Fixture {
     static long cycle(LockManager manager, String name) {
         try (LockHandle handle = manager.acquire(name)) {
             return handle.fencingToken();
+        }
+    }
+
+    /** @return the hold count inside one lock and unlock of {@code lock}, for the blackhole */
+    static int jucCycle(ReentrantLock lock) {
+        lock.lock();
+        try {
+            return lock.getHoldCount();
+        } finally {
+            lock.unlock();
         }
     }
 

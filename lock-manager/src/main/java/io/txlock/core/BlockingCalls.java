@@ -5,7 +5,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,11 +78,9 @@ final class BlockingCalls {
     }
 
     /** One attempt's cancellation: registered while the provider blocks. Equal only to itself. */
-    final class Call implements Cancellation {
+    final class Call extends RandomHashed implements Cancellation {
         private final Thread caller;
         private final boolean interruptible;
-        /** A random hash, drawn once: cheaper than the identity hash, which the JVM writes into the object's header. */
-        private final int hash = ThreadLocalRandom.current().nextInt();
         private volatile Runnable action;
         private volatile boolean cancelled;
         private volatile boolean abandoned;
@@ -108,16 +105,6 @@ final class BlockingCalls {
         @Override
         public boolean isCancelled() {
             return cancelled;
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
         }
 
         /** Cancels the attempt because its caller gave up on it (cancelled its future): no thread is interrupted. */

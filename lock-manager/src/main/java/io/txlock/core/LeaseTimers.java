@@ -4,7 +4,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -40,11 +39,9 @@ final class LeaseTimers {
     }
 
     /** A task due at a time; {@link #cancel()} before then and it never runs. Equal only to itself. */
-    final class Due {
+    final class Due extends RandomHashed {
         private final long atNanos;
         private final Runnable task;
-        /** A random hash, drawn once: cheaper than the identity hash, which the JVM writes into the object's header. */
-        private final int hash = ThreadLocalRandom.current().nextInt();
 
         private Due(long atNanos, Runnable task) {
             this.atNanos = atNanos;
@@ -53,16 +50,6 @@ final class LeaseTimers {
 
         void cancel() {
             pending.remove(this);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return this == o;
         }
     }
 

@@ -11,8 +11,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * How MySQL and MariaDB, both InnoDB, run their statements; the statements themselves are in
- * {@link MySqlStatements} and {@link MariaDbStatements}. The clock is {@code UTC_TIMESTAMP(6)}, stored in DATETIME(6)
+ * How MySQL and MariaDB, both InnoDB, run their statements, and the statements whose text the two share, written
+ * once here; {@link MySqlStatements} and {@link MariaDbStatements} write only their own (tokens, lock waits). The clock is {@code UTC_TIMESTAMP(6)}, stored in DATETIME(6)
  * columns, so session time zones never matter. In the caller's transaction a row is locked with
  * {@code INSERT … ON DUPLICATE KEY UPDATE}, which locks the existing row exclusively: unlike
  * {@code SELECT … FOR UPDATE} on a missing row, it takes no gap lock, so concurrent first uses of a name cannot
@@ -42,11 +42,124 @@ abstract class InnoDbStatements extends Statements {
         };
     }
 
-    /** @return creates the name's row FREE or, if it exists, locks it exclusively, without a gap lock; parameter: name */
-    abstract String ensureLockedRow(Duration wait);
+    /**
+     * @param wait the longest lock wait of the statement
+     * @return {@code text} rendered for the table, with {@code wait} written into it where the dialect bounds lock
+     *     waits per statement
+     */
+    abstract String waiting(Duration wait, String text);
+
+    @Override
+    String selectState() {
+        return sql("""
+                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+                FROM {table} WHERE name = ?""");
+    }
 
     /** @return {@link #selectState()} as a locking read, which sees the latest committed row; parameter: name */
-    abstract String selectStateForUpdate();
+    String selectStateForUpdate() {
+        return sql("""
+                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+                FROM {table} WHERE name = ? FOR UPDATE""");
+    }
+
+    @Override
+    String renew() {
+        return sql("""
+                UPDATE {table} SET expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
+    }
+
+    @Override
+    String free() {
+        return sql("""
+                UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+                  expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
+    }
+
+    @Override
+    String inspect() {
+        return sql("""
+                SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
+                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
+    }
+
+    @Override
+    String adminHeld() {
+        return sql("""
+                SELECT name, version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
+                WHERE name LIKE ? ESCAPE '!' AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))
+                ORDER BY name""");
+    }
+
+    @Override
+    String inspectRow() {
+        return sql("""
+                SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM {table}
+                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
+    }
+
+    /** Rows whose lease ran out, and FREE rows a minute ({@link #FREE_RETENTION}) after their release. */
+    @Override
+    String reapCandidates() {
+        return sql("""
+                SELECT name FROM {table}
+                WHERE expires_at < UTC_TIMESTAMP(6)
+                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))
+                ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED""");
+    }
+
+    @Override
+    String reapDelete() {
+        return sql("""
+                DELETE FROM {table} WHERE name = ? AND expires_at < UTC_TIMESTAMP(6)
+                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))""");
+    }
+
+    @Override
+    String advisoryNamespace() {
+        return "SELECT DATABASE()";
+    }
+
+    @Override
+    String advisoryUnlock() {
+        return "SELECT RELEASE_LOCK(?)";
+    }
+
+    @Override
+    String advisoryUnlockAll() {
+        return "SELECT RELEASE_ALL_LOCKS()";
+    }
+
+    @Override
+    String advisoryLocked() {
+        return "SELECT IS_USED_LOCK(?)";
+    }
+
+    /**
+     * {@code ON DUPLICATE KEY UPDATE} locks a committed duplicate's row exclusively and reports it without an
+     * error (a plain {@code INSERT} or {@code INSERT IGNORE} takes a shared lock on it). The update must change
+     * the row: then the affected-row count tells a duplicate (2) from a new claim (1), whatever the driver's
+     * found-rows setting. {@code hold_count} thus counts the submissions that saw the claim, in committed
+     * transactions.
+     */
+    @Override
+    String insertClaim(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                VALUES (0, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  UTC_TIMESTAMP(6))
+                ON DUPLICATE KEY UPDATE hold_count = hold_count + 1""");
+    }
+
+    /** @return creates the name's row FREE or, if it exists, locks it exclusively, without a gap lock; parameter: name */
+    String ensureLockedRow(Duration wait) {
+        return waiting(wait, """
+                INSERT INTO {table} (version, name, state, hold_count, expires_at, updated_at)
+                VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+                ON DUPLICATE KEY UPDATE hold_count = hold_count""");
+    }
 
     /** @return a new token, drawn in the connection's transaction */
     abstract long newToken(SqlSession s) throws SQLException;

@@ -63,61 +63,51 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
         }
     }
 
-    /**
-     * Runs the statement with {@code execute()}, not {@code executeQuery()}: MySQL Connector/J refuses the latter for a
-     * query that starts with MariaDB's {@code SET STATEMENT … FOR}, which it takes for a statement without results.
-     */
     @Override
     public Object[] queryRow(String sql, Object... params) throws SQLException {
-        PreparedStatement ps = prepare(sql, params);
-        try {
-            if (!ps.execute()) {
-                throw new SQLException("expected a result set from " + sql);
+        return query(sql, params, rs -> rs.next() ? firstRow(rs) : null);
+    }
+
+    @Override
+    public OptionalLong queryLong(String sql, Object... params) throws SQLException {
+        return query(sql, params, rs -> rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty());
+    }
+
+    @Override
+    public OptionalLong queryNullableLong(String sql, Object... params) throws SQLException {
+        return query(sql, params, rs -> {
+            if (!rs.next()) {
+                return OptionalLong.empty();
             }
-            try (ResultSet rs = ps.getResultSet()) {
-                return rs.next() ? firstRow(rs) : null;
-            }
-        } finally {
-            done(ps);
-        }
+            long value = rs.getLong(1);
+            return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
+        });
     }
 
     /**
      * Runs a query with {@code execute()}, not {@code executeQuery()}: MySQL Connector/J refuses the latter for a
      * query that starts with MariaDB's {@code SET STATEMENT … FOR}, which it takes for a statement without results.
+     *
+     * @return what {@code reader} reads from the query's result set
      */
-    @Override
-    public OptionalLong queryLong(String sql, Object... params) throws SQLException {
+    private <T> T query(String sql, Object[] params, ResultReader<T> reader) throws SQLException {
         PreparedStatement ps = prepare(sql, params);
         try {
             if (!ps.execute()) {
                 throw new SQLException("expected a result set from " + sql);
             }
             try (ResultSet rs = ps.getResultSet()) {
-                return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+                return reader.read(rs);
             }
         } finally {
             done(ps);
         }
     }
 
-    @Override
-    public OptionalLong queryNullableLong(String sql, Object... params) throws SQLException {
-        PreparedStatement ps = prepare(sql, params);
-        try {
-            if (!ps.execute()) {
-                throw new SQLException("expected a result set from " + sql);
-            }
-            try (ResultSet rs = ps.getResultSet()) {
-                if (!rs.next()) {
-                    return OptionalLong.empty();
-                }
-                long value = rs.getLong(1);
-                return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
-            }
-        } finally {
-            done(ps);
-        }
+    /** Reads what a query returns from its result set. */
+    @FunctionalInterface
+    private interface ResultReader<T> {
+        T read(ResultSet rs) throws SQLException;
     }
 
     @Override

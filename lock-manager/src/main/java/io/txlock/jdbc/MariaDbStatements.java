@@ -17,23 +17,8 @@ import java.util.OptionalLong;
  */
 final class MariaDbStatements extends InnoDbStatements {
 
-
     MariaDbStatements(String table) {
         super(table);
-    }
-
-    @Override
-    String selectState() {
-        return sql("""
-                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
-                FROM {table} WHERE name = ?""");
-    }
-
-    @Override
-    String selectStateForUpdate() {
-        return sql("""
-                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
-                FROM {table} WHERE name = ? FOR UPDATE""");
     }
 
     @Override
@@ -161,126 +146,9 @@ final class MariaDbStatements extends InnoDbStatements {
         return s.lastInsertId(sql, "SELECT LAST_INSERT_ID()", params);
     }
 
-    @Override
-    String renew() {
-        return sql("""
-                UPDATE {table} SET expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
-    }
-
-    @Override
-    String free() {
-        return sql("""
-                UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
-                  expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
-                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
-    }
-
-    @Override
-    String delete() {
-        return sql("DELETE FROM {table} WHERE name = ? AND version = ? AND owner_id = ?");
-    }
-
-    @Override
-    String inspect() {
-        return sql("""
-                SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
-                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
-    }
-
-    @Override
-    String adminHeld() {
-        return sql("""
-                SELECT name, version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
-                WHERE name LIKE ? ESCAPE '!' AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))
-                ORDER BY name""");
-    }
-
-    @Override
-    String adminNames() {
-        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' ORDER BY name");
-    }
-
-    @Override
-    String adminUnlockedNames() {
-        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED");
-    }
-
-    @Override
-    String adminHeldVersion() {
-        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD'");
-    }
-
-    @Override
-    String adminHeldVersionUnlocked() {
-        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD' FOR UPDATE SKIP LOCKED");
-    }
-
-    @Override
-    String adminDelete() {
-        return sql("DELETE FROM {table} WHERE name = ? AND version = ?");
-    }
-
-    @Override
-    String inspectRow() {
-        return sql("""
-                SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM {table}
-                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
-    }
-
-    @Override
-    String rowExists() {
-        return sql("SELECT 1 FROM {table} WHERE name = ?");
-    }
-
-    @Override
-    String lockProbe() {
-        return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE SKIP LOCKED");
-    }
-
-    /** Rows whose lease ran out, and FREE rows a minute ({@link #FREE_RETENTION}) after their release. */
-    @Override
-    String reapCandidates() {
-        return sql("""
-                SELECT name FROM {table}
-                WHERE expires_at < UTC_TIMESTAMP(6)
-                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))
-                ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED""");
-    }
-
-    @Override
-    String reapDelete() {
-        return sql("""
-                DELETE FROM {table} WHERE name = ? AND expires_at < UTC_TIMESTAMP(6)
-                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))""");
-    }
-
-    /** As MySQL's: {@code ON DUPLICATE KEY UPDATE} locks a committed duplicate and reports it as 2 changed rows. */
-    @Override
-    String insertClaim(Duration wait) {
-        return waiting(wait, """
-                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-                VALUES (0, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                  UTC_TIMESTAMP(6))
-                ON DUPLICATE KEY UPDATE hold_count = hold_count + 1""");
-    }
-
-    @Override
-    String ensureLockedRow(Duration wait) {
-        return waiting(wait, """
-                INSERT INTO {table} (version, name, state, hold_count, expires_at, updated_at)
-                VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
-                ON DUPLICATE KEY UPDATE hold_count = hold_count""");
-    }
-
     /** @return locks the name's row, if there is one, and draws the token once it holds it; parameter: name */
     String lockRowDrawingToken(Duration wait) {
         return waiting(wait, "SELECT NEXTVAL({table}_token_seq) FROM {table} WHERE name = ? FOR UPDATE");
-    }
-
-    @Override
-    String advisoryNamespace() {
-        return "SELECT DATABASE()";
     }
 
     /**
@@ -296,21 +164,6 @@ final class MariaDbStatements extends InnoDbStatements {
     @Override
     Object advisoryWait(Duration maxBlock) {
         return Math.max(0, waitMillis(maxBlock));
-    }
-
-    @Override
-    String advisoryUnlock() {
-        return "SELECT RELEASE_LOCK(?)";
-    }
-
-    @Override
-    String advisoryUnlockAll() {
-        return "SELECT RELEASE_ALL_LOCKS()";
-    }
-
-    @Override
-    String advisoryLocked() {
-        return "SELECT IS_USED_LOCK(?)";
     }
 
     /**
@@ -466,7 +319,8 @@ final class MariaDbStatements extends InnoDbStatements {
     }
 
     /** @return {@code text}, its lock waits bounded by {@code wait}: {@code SET STATEMENT … FOR text} */
-    private String waiting(Duration wait, String text) {
+    @Override
+    String waiting(Duration wait, String text) {
         return "SET STATEMENT " + bound(wait) + " FOR " + sql(text);
     }
 

@@ -18,20 +18,6 @@ final class MySqlStatements extends InnoDbStatements {
     }
 
     @Override
-    String selectState() {
-        return sql("""
-                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
-                FROM {table} WHERE name = ?""");
-    }
-
-    @Override
-    String selectStateForUpdate() {
-        return sql("""
-                SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
-                FROM {table} WHERE name = ? FOR UPDATE""");
-    }
-
-    @Override
     String insertHeld(Duration wait) {
         return sql("""
                 INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
@@ -76,122 +62,10 @@ final class MySqlStatements extends InnoDbStatements {
         return s.update(sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
     }
 
+    /** The text as it is: lock waits are bounded by the session ({@link #sessionWait}). */
     @Override
-    String renew() {
-        return sql("""
-                UPDATE {table} SET expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
-    }
-
-    @Override
-    String free() {
-        return sql("""
-                UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
-                  expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
-                WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD'""");
-    }
-
-    @Override
-    String delete() {
-        return sql("DELETE FROM {table} WHERE name = ? AND version = ? AND owner_id = ?");
-    }
-
-    @Override
-    String inspect() {
-        return sql("""
-                SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
-                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
-    }
-
-    @Override
-    String adminHeld() {
-        return sql("""
-                SELECT name, version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
-                WHERE name LIKE ? ESCAPE '!' AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))
-                ORDER BY name""");
-    }
-
-    @Override
-    String adminNames() {
-        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' ORDER BY name");
-    }
-
-    @Override
-    String adminUnlockedNames() {
-        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED");
-    }
-
-    @Override
-    String adminHeldVersion() {
-        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD'");
-    }
-
-    @Override
-    String adminHeldVersionUnlocked() {
-        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD' FOR UPDATE SKIP LOCKED");
-    }
-
-    @Override
-    String adminDelete() {
-        return sql("DELETE FROM {table} WHERE name = ? AND version = ?");
-    }
-
-    @Override
-    String inspectRow() {
-        return sql("""
-                SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM {table}
-                WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6))""");
-    }
-
-    @Override
-    String rowExists() {
-        return sql("SELECT 1 FROM {table} WHERE name = ?");
-    }
-
-    @Override
-    String lockProbe() {
-        return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE SKIP LOCKED");
-    }
-
-    /** Rows whose lease ran out, and FREE rows a minute ({@link #FREE_RETENTION}) after their release. */
-    @Override
-    String reapCandidates() {
-        return sql("""
-                SELECT name FROM {table}
-                WHERE expires_at < UTC_TIMESTAMP(6)
-                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))
-                ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED""");
-    }
-
-    @Override
-    String reapDelete() {
-        return sql("""
-                DELETE FROM {table} WHERE name = ? AND expires_at < UTC_TIMESTAMP(6)
-                  AND (state = 'HELD' OR expires_at < TIMESTAMPADD(MICROSECOND, -60000 * 1000, UTC_TIMESTAMP(6)))""");
-    }
-
-    /**
-     * {@code ON DUPLICATE KEY UPDATE} locks a committed duplicate's row exclusively and reports it without an
-     * error (a plain {@code INSERT} or {@code INSERT IGNORE} takes a shared lock on it). The update must change
-     * the row: then the affected-row count tells a duplicate (2) from a new claim (1), whatever the driver's
-     * found-rows setting. {@code hold_count} thus counts the submissions that saw the claim, in committed
-     * transactions.
-     */
-    @Override
-    String insertClaim(Duration wait) {
-        return sql("""
-                INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
-                VALUES (0, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
-                  UTC_TIMESTAMP(6))
-                ON DUPLICATE KEY UPDATE hold_count = hold_count + 1""");
-    }
-
-    @Override
-    String ensureLockedRow(Duration wait) {
-        return sql("""
-                INSERT INTO {table} (version, name, state, hold_count, expires_at, updated_at)
-                VALUES (0, ?, 'FREE', 0, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
-                ON DUPLICATE KEY UPDATE hold_count = hold_count""");
+    String waiting(Duration wait, String text) {
+        return sql(text);
     }
 
     /** @return locks the name's row, if there is one; parameter: name */
@@ -204,11 +78,6 @@ final class MySqlStatements extends InnoDbStatements {
         return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE NOWAIT");
     }
 
-    @Override
-    String advisoryNamespace() {
-        return "SELECT DATABASE()";
-    }
-
     /** {@code GET_LOCK}: 1 if it took the lock, 0 if the wait ran out. */
     @Override
     String advisoryLock(Duration wait) {
@@ -219,21 +88,6 @@ final class MySqlStatements extends InnoDbStatements {
     @Override
     Object advisoryWait(Duration maxBlock) {
         return (Math.max(0, waitMillis(maxBlock)) + 999) / 1000;
-    }
-
-    @Override
-    String advisoryUnlock() {
-        return "SELECT RELEASE_LOCK(?)";
-    }
-
-    @Override
-    String advisoryUnlockAll() {
-        return "SELECT RELEASE_ALL_LOCKS()";
-    }
-
-    @Override
-    String advisoryLocked() {
-        return "SELECT IS_USED_LOCK(?)";
     }
 
     /** {@link #advisoryLock}, then a token drawn while holding the lock ({@link #newToken}). */

@@ -177,11 +177,6 @@ final class PostgresStatements extends Statements {
     }
 
     @Override
-    String delete() {
-        return sql("DELETE FROM {table} WHERE name = ? AND version = ? AND owner_id = ?");
-    }
-
-    @Override
     String inspect() {
         return sql("""
                 SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM {table}
@@ -197,45 +192,10 @@ final class PostgresStatements extends Statements {
     }
 
     @Override
-    String adminNames() {
-        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' ORDER BY name");
-    }
-
-    @Override
-    String adminUnlockedNames() {
-        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED");
-    }
-
-    @Override
-    String adminHeldVersion() {
-        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD'");
-    }
-
-    @Override
-    String adminHeldVersionUnlocked() {
-        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD' FOR UPDATE SKIP LOCKED");
-    }
-
-    @Override
-    String adminDelete() {
-        return sql("DELETE FROM {table} WHERE name = ? AND version = ?");
-    }
-
-    @Override
     String inspectRow() {
         return sql("""
                 SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM {table}
                 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock_timestamp())""");
-    }
-
-    @Override
-    String rowExists() {
-        return sql("SELECT 1 FROM {table} WHERE name = ?");
-    }
-
-    @Override
-    String lockProbe() {
-        return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE SKIP LOCKED");
     }
 
     /** Rows whose lease ran out, and FREE rows a minute ({@link #FREE_RETENTION}) after their release. */

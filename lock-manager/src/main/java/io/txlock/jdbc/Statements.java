@@ -15,21 +15,22 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The SQL of one dialect for one lock table, and how to run it. Every statement of a dialect is written out whole
- * in that dialect's class ({@link PostgresStatements}, {@link MySqlStatements}, {@link MariaDbStatements},
- * {@link H2Statements}), as the database receives it: this class declares which statements there are (the
+ * The SQL of one dialect for one lock table, and how to run it. This class declares which statements there are (the
  * methods returning {@code String}) and holds the JDBC code that runs them, which no dialect repeats. A statement
- * that may wait for a row lock takes the wait: a dialect that bounds waits per statement writes its bound into the
- * text. {@code DialectSqlGoldenTest} renders every statement of every dialect into {@code sql/golden/*.sql}, so a
- * change to the SQL shows in review. Lock names and owners are always bound parameters; the table name is a
- * validated identifier.
+ * whose text every dialect runs alike is written once here, as standard SQL; one that MySQL and MariaDB share, once
+ * in {@link InnoDbStatements}; a dialect's class ({@link PostgresStatements}, {@link MySqlStatements},
+ * {@link MariaDbStatements}, {@link H2Statements}) writes only its own. A statement that may wait for a row lock
+ * takes the wait: a dialect that bounds waits per statement writes its bound into the text.
+ * {@code DialectSqlGoldenTest} renders every statement of every dialect, whole, as the database receives it, into
+ * {@code sql/golden/*.sql}: the place to read a dialect's complete SQL, where a change to it shows in review. Lock
+ * names and owners are always bound parameters; the table name is a validated identifier.
  *
  * <p>Tokens come from a sequence (or an AUTO_INCREMENT table) that no rollback takes back, so a name's fencing
  * token never repeats, even when a grant made inside a transaction is rolled back. The row strategies write the
  * token to {@code version}; a row lock writes nothing.
  *
  * <p>To add statements (a new strategy's, administration's): declare them here as methods returning
- * {@code String}, write them out in each dialect class, and regenerate the golden files.
+ * {@code String}, write them out here or in each dialect class that differs, and regenerate the golden files.
  */
 abstract class Statements {
 
@@ -93,19 +94,29 @@ abstract class Statements {
     abstract String adminHeld();
 
     /** @return every name, in name order; parameter: a LIKE pattern */
-    abstract String adminNames();
+    String adminNames() {
+        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' ORDER BY name");
+    }
 
     /** @return the names whose row no transaction locks now (locking them); parameter: a LIKE pattern */
-    abstract String adminUnlockedNames();
+    String adminUnlockedNames() {
+        return sql("SELECT name FROM {table} WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED");
+    }
 
     /** @return the version of a HELD row; parameter: name */
-    abstract String adminHeldVersion();
+    String adminHeldVersion() {
+        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD'");
+    }
 
     /** @return the version of a HELD row no other transaction locks, locking it; parameter: name */
-    abstract String adminHeldVersionUnlocked();
+    String adminHeldVersionUnlocked() {
+        return sql("SELECT version FROM {table} WHERE name = ? AND state = 'HELD' FOR UPDATE SKIP LOCKED");
+    }
 
     /** @return delete a row still carrying a token; parameters: name, token */
-    abstract String adminDelete();
+    String adminDelete() {
+        return sql("DELETE FROM {table} WHERE name = ? AND version = ?");
+    }
 
     /**
      * @return tokened: inserts a HELD row, or nothing (or a duplicate-key error) if the name has a row; its token is
@@ -141,7 +152,9 @@ abstract class Statements {
     abstract String free();
 
     /** @return deletes a held row; parameters: name, token, owner id */
-    abstract String delete();
+    String delete() {
+        return sql("DELETE FROM {table} WHERE name = ? AND version = ? AND owner_id = ?");
+    }
 
     /** @return the holder of a held, unexpired row: version, host, owner, hold count, acquired, expires; parameter: name */
     abstract String inspect();
@@ -150,10 +163,14 @@ abstract class Statements {
     abstract String inspectRow();
 
     /** @return a row if the name has one; parameter: name */
-    abstract String rowExists();
+    String rowExists() {
+        return sql("SELECT 1 FROM {table} WHERE name = ?");
+    }
 
     /** @return a row only if the name's row is not locked by another transaction; parameter: name */
-    abstract String lockProbe();
+    String lockProbe() {
+        return sql("SELECT 1 FROM {table} WHERE name = ? FOR UPDATE SKIP LOCKED");
+    }
 
     /** @return up to {@code ?} names whose lease (or a free row's retention) ran out, locked, skipping locked rows */
     abstract String reapCandidates();

@@ -148,31 +148,60 @@ class FairQueueTest {
 
     @Test
     void anInterruptedWaiterLeavesTheQueueBeforeItsAcquireReturns() throws Exception {
-        String name = "interrupted";
-        LockHandle held = manager().acquire(name, WAIT);
-        LockManager leaving = manager();
-        CompletableFuture<Thread> leavingThread = new CompletableFuture<>();
-        CompletableFuture<Throwable> leavingOutcome = new CompletableFuture<>();
-        new Thread(() -> {
-            leavingThread.complete(Thread.currentThread());
-            try {
-                leaving.acquire(name, WAIT).release();
-                leavingOutcome.complete(null);
-            } catch (Throwable e) {
-                leavingOutcome.complete(e);
-            }
-        }, "interrupted-waiter").start();
-        awaitQueued(name, 1);
-        String leavingClaim = queue(name).get(0);
-        CompletableFuture<Long> staying = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
-        awaitQueued(name, 2);
+        InterruptedWaiter queued = new InterruptedWaiter("interrupted", manager());
+        queued.queueSecond();
 
-        leavingThread.get().interrupt();
-        assertThat(leavingOutcome.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
-        assertThat(queue(name)).as("the queue as soon as the interrupted acquire returned").hasSize(1).doesNotContain(leavingClaim);
+        queued.interruptFirst();
+        queued.releaseServesSecond();
+    }
 
-        held.release();
-        assertThat(staying.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+    /**
+     * The holder of a name and two waiters of other managers queued behind it, the first on a thread of its own, to be
+     * interrupted while the second stays.
+     */
+    private final class InterruptedWaiter {
+        private final String name;
+        private final LockHandle held;
+        private final CompletableFuture<Thread> firstThread = new CompletableFuture<>();
+        private final CompletableFuture<Throwable> firstOutcome = new CompletableFuture<>();
+        /** The first waiter's claim in the queue. */
+        final String firstClaim;
+        private CompletableFuture<Long> second;
+
+        /** Takes the name and queues the first waiter, of {@code first}. */
+        InterruptedWaiter(String name, LockManager first) {
+            this.name = name;
+            held = manager().acquire(name, WAIT);
+            new Thread(() -> {
+                firstThread.complete(Thread.currentThread());
+                try {
+                    first.acquire(name, WAIT).release();
+                    firstOutcome.complete(null);
+                } catch (Throwable e) {
+                    firstOutcome.complete(e);
+                }
+            }, "waiter-to-interrupt").start();
+            awaitQueued(name, 1);
+            firstClaim = queue(name).get(0);
+        }
+
+        void queueSecond() {
+            second = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
+            awaitQueued(name, 2);
+        }
+
+        /** Interrupts the first waiter: its acquire fails, and it has left the queue by the time it returns. */
+        void interruptFirst() throws Exception {
+            firstThread.get().interrupt();
+            assertThat(firstOutcome.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
+            assertThat(queue(name)).as("the queue as soon as the interrupted acquire returned").hasSize(1).doesNotContain(firstClaim);
+        }
+
+        /** Releases the name: the second waiter is granted it. */
+        void releaseServesSecond() throws Exception {
+            held.release();
+            assertThat(second.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+        }
     }
 
     /**
@@ -218,40 +247,24 @@ class FairQueueTest {
     void aCancelledBlockedWaiterLeavesTheQueueAndItsConnection() throws Exception {
         String name = "cancelled-blocked";
         String clientName = "txlock-cancel-" + PREFIX.substring(12, 24);
-        LockHandle held = manager().acquire(name, WAIT);
         RedisLockProvider provider = RedisLockProvider.builder(SharedRedis.address(), DefaultJedisClientConfig.builder()
                 .clientName(clientName).connectionTimeoutMillis(2_000).socketTimeoutMillis(2_000).build())
                 .keyPrefix(PREFIX).recheck(Duration.ofMinutes(1)).build();
         LockManager leaving = LockManager.builder(provider).transactions(TransactionSupport.none()).build();
         toClose.add(leaving);
-        CompletableFuture<Thread> leavingThread = new CompletableFuture<>();
-        CompletableFuture<Throwable> leavingOutcome = new CompletableFuture<>();
-        new Thread(() -> {
-            leavingThread.complete(Thread.currentThread());
-            try {
-                leaving.acquire(name, WAIT).release();
-                leavingOutcome.complete(null);
-            } catch (Throwable e) {
-                leavingOutcome.complete(e);
-            }
-        }, "cancelled-waiter").start();
-        awaitQueued(name, 1);
-        String leavingClaim = queue(name).get(0);
+        InterruptedWaiter queued = new InterruptedWaiter(name, leaving);
         await("the waiter blocked").atMost(PATIENCE).until(() -> blocked(clientName).size() == 1);
         String blockedId = blocked(clientName).get(0);
-        CompletableFuture<Long> staying = waitOnThread(manager(), name, new CopyOnWriteArrayList<>(), 1);
-        awaitQueued(name, 2);
+        queued.queueSecond();
 
-        leavingThread.get().interrupt();
-        assertThat(leavingOutcome.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(LockInterruptedException.class);
-        assertThat(queue(name)).as("the queue as soon as the interrupted acquire returned").hasSize(1).doesNotContain(leavingClaim);
-        assertThat(redis.exists(PREFIX + "handed:" + leavingClaim.substring(0, leavingClaim.indexOf(' ')))).as("its list").isFalse();
+        queued.interruptFirst();
+        String claim = queued.firstClaim;
+        assertThat(redis.exists(PREFIX + "handed:" + claim.substring(0, claim.indexOf(' ')))).as("its list").isFalse();
         await("its blocked connection closed").atMost(PATIENCE)
                 .until(() -> SharedRedis.clientList().lines().noneMatch(l -> l.startsWith("id=" + blockedId + " ")));
         assertThat(provider.queuedLooks()).as("acquire scripts run").isEqualTo(1);
 
-        held.release();
-        assertThat(staying.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+        queued.releaseServesSecond();
     }
 
     /**
