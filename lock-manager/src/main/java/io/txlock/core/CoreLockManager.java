@@ -67,20 +67,6 @@ public final class CoreLockManager implements LockManager {
      * @param transactions how to find the caller's transaction
      * @param host the host name written as owner
      * @param metrics where outcomes are reported; {@link LockMetrics#none()} for nowhere
-     */
-    public CoreLockManager(LockProvider provider, LockOptions defaults, TransactionSupport transactions, String host,
-            LockMetrics metrics) {
-        this(provider, defaults, transactions, host, metrics, null, null);
-    }
-
-    /**
-     * Use {@link LockManager#builder(LockProvider)}.
-     *
-     * @param provider the backend
-     * @param defaults options where a call gives none
-     * @param transactions how to find the caller's transaction
-     * @param host the host name written as owner
-     * @param metrics where outcomes are reported; {@link LockMetrics#none()} for nowhere
      * @param scheduler runs timers (and, without {@code executor}, the work too); null for a timer thread of its own
      * @param executor runs attempts, renewals and listeners; null for the scheduler's, else worker threads of its own
      */

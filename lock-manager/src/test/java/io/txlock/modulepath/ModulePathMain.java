@@ -9,7 +9,8 @@ import org.h2.jdbcx.JdbcDataSource;
 
 /**
  * The child of {@link ModulePathTest}: on the class path, using txlock from the module path. Creates the lock table
- * from txlock-sql's DDL and locks on H2; prints "OK", the module txlock's classes are in, and the token.
+ * from txlock-sql's DDL and locks on H2; prints "OK", the module txlock's classes are in, the token, and whether
+ * the core is exported to this program.
  */
 public final class ModulePathMain {
 
@@ -25,7 +26,9 @@ public final class ModulePathMain {
         JdbcLockSchema.create(h2, JdbcDialect.H2, "method_lock");
         try (LockManager locks = LockManager.builder(JdbcLockProvider.builder(h2).build()).build();
                 LockHandle held = locks.acquire("order:1")) {
-            System.out.println("OK " + LockManager.class.getModule().getName() + " " + held.fencingToken());
+            Module txlock = LockManager.class.getModule();
+            System.out.println("OK " + txlock.getName() + " " + held.fencingToken() + " core exported: "
+                    + txlock.isExported("io.txlock.core"));
         }
     }
 }
