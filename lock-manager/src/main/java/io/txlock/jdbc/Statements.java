@@ -488,6 +488,18 @@ abstract class Statements {
     }
 
     /**
+     * {@link #tokened} for a statement gated by the name's queue ({@link #takeOverUnqueued}, {@link #insertHeldUnqueued}):
+     * by default the same. A dialect that draws the token with a statement of its own draws it only while nobody else
+     * queues for the name, and then runs nothing else.
+     *
+     * @param name the lock's name
+     * @return the new token, or empty if no row was granted
+     */
+    OptionalLong tokenedUnqueued(SqlSession s, String name, String sql, Object... params) throws SQLException {
+        return tokened(s, sql, params);
+    }
+
+    /**
      * Gives a grant its fencing token once the caller holds the lock. The statement that won the lock drew its
      * token before it won (before its insert found the name free, or before it waited for a row lock where the
      * token is bound to it), so another holder may have won and drawn a greater token in between; a token drawn
@@ -512,7 +524,7 @@ abstract class Statements {
         OptionalLong inserted;
         try {
             inserted = unqueued != null
-                    ? tokened(s, unqueued, r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name())
+                    ? tokenedUnqueued(s, r.name(), unqueued, r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name())
                     : tokened(s, insertHeld(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
         } catch (SQLException e) {
             if (duplicateKey(e)) {
@@ -530,8 +542,9 @@ abstract class Statements {
      */
     OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
         String unqueued = gated(r) ? takeOverUnqueued(r.maxBlock()) : null;
-        String takeOver = unqueued != null ? unqueued : takeOver(r.maxBlock());
-        OptionalLong won = tokened(s, takeOver, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
+        OptionalLong won = unqueued != null
+                ? tokenedUnqueued(s, r.name(), unqueued, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name())
+                : tokened(s, takeOver(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
         return won.isPresent() && !takeOverDrawsTokenUnderRowLock() ? retoken(s, r.name(), won.getAsLong()) : won;
     }
 
