@@ -307,7 +307,7 @@ abstract class Statements {
     }
 
     // ---- the queue that waiters of the row strategies wait in (FairQueue): a session lock per name, keyed in the
-    // statements themselves; null where the dialect has none (H2, MySQL)
+    // statements themselves; null where the dialect has none (H2)
 
     /**
      * @return takes the name's queue lock for the session, waiting up to {@code wait}: one row once taken (on
@@ -329,7 +329,8 @@ abstract class Statements {
      *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
      *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing). If it fails, the session may hold the
      *     queue lock: let go of it. Parameters: name, owner host, owner id, lease in milliseconds, name. Null where
-     *     waiters do not queue
+     *     waiters do not queue, or where the dialect has no such round trip (MySQL: the head takes the queue lock
+     *     ({@link #queueLock}), then runs an attempt)
      */
     String queueLockAndTakeOver(Duration wait) {
         return null;
@@ -338,7 +339,8 @@ abstract class Statements {
     /**
      * @return {@link #free()} and then the release of the name's queue lock held by the session, in one round trip,
      *     the next waiter woken only once the freed row is committed (for {@link SqlSession#queryLongOfLast}): the
-     *     number of rows freed; parameters: name, token, owner id, name. Null where waiters do not queue
+     *     number of rows freed; parameters: name, token, owner id, name. Null where waiters do not queue, or where
+     *     the dialect has no such round trip (MySQL: {@link #free()}, then {@link #queueUnlock()})
      */
     String freeLeavingQueue() {
         return null;
