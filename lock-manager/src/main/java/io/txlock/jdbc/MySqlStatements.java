@@ -130,6 +130,21 @@ final class MySqlStatements extends InnoDbStatements {
     }
 
     /**
+     * {@link #queueLock} and, once the session holds the queue lock, the compare-and-set at once, as MariaDB's one
+     * compound statement ({@link MariaDbStatements#queueLockAndTakeOver}) does: the release that woke the head freed
+     * the row, for UNIQUE_INSERT too, so the head's first look is its compare-and-set, not its strategy's attempt.
+     */
+    @Override
+    QueueTurn takeQueue(SqlSession s, io.txlock.spi.LockRequest r, Duration wait) throws SQLException {
+        QueueTurn turn = super.takeQueue(s, r, wait);
+        if (turn == null) {
+            return null;
+        }
+        OptionalLong won = bounded(s, r.maxBlock(), false, () -> takeOverGrant(s, r));
+        return new QueueTurn(turn.channel(), won == null ? OptionalLong.empty() : won);
+    }
+
+    /**
      * In whole seconds, rounded up, as MySQL's {@code GET_LOCK} takes them (MariaDB's takes fractions): a queued
      * waiter's turn to look at the row ignoring the queue, or to give up, comes up to a second late.
      */

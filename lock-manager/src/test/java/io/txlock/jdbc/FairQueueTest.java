@@ -169,7 +169,7 @@ class FairQueueTest {
                 assertThat(nodes.calls(1) - released).as("statements of a release through the queue")
                         .isEqualTo(setup.dialect == JdbcDialect.MYSQL ? 2 : 1);
                 assertThat(nodes.calls(2) - waited).as("statements of the next waiter from the release to its grant")
-                        .isEqualTo(wokenWaiterStatements(setup, strategy));
+                        .isEqualTo(wokenWaiterStatements(setup));
                 assertThat(next.fencingToken()).as("the next waiter's token").isGreaterThan(queued.fencingToken());
                 next.release();
                 assertThat(nodes.manager(3).tryAcquire("handoff")).as("a try once the queue is empty")
@@ -234,15 +234,12 @@ class FairQueueTest {
     }
 
     /**
-     * MySQL's woken waiter runs its attempt on its queue connection: the lock wait read, set for the attempt and set
-     * back (3); OPTIMISTIC_VERSION's compare-and-set with its token drawn before it and its retoken (4); UNIQUE_INSERT
-     * first its insert with its token (2), which finds the row that the holder freed, and a read of the row (1).
+     * MySQL's woken waiter runs the compare-and-set on its queue connection once its {@code GET_LOCK} returned, for
+     * either strategy (the holder freed the row): the lock wait read, set and set back (3), the token drawn before
+     * the compare-and-set, the compare-and-set, and its retoken (a token and an update).
      */
-    private static int wokenWaiterStatements(JdbcSetup setup, Strategy strategy) {
-        if (setup.dialect != JdbcDialect.MYSQL) {
-            return 0;
-        }
-        return strategy == Strategy.OPTIMISTIC_VERSION ? 3 + 4 : 3 + 2 + 1 + 4;
+    private static int wokenWaiterStatements(JdbcSetup setup) {
+        return setup.dialect == JdbcDialect.MYSQL ? 3 + 4 : 0;
     }
 
     private static int[] statementsDuringHold(Nodes nodes, int from, int to) throws InterruptedException {
