@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * row held takes, on a connection of its own, the name's queue lock: a session lock of the database (an advisory lock,
  * a user lock), whose waiters the database grants first come first served, so the waiters of every node queue there
  * and only the head is awake. Where the dialect can, the statement that takes the queue lock also tries the row once
- * it holds it ({@link Statements#queueLockAndTakeOver}); elsewhere (MySQL) the head then runs an attempt. The head
+ * it holds it ({@link Statements#queueLockAndTakeOver}); MySQL's runs it in statements of its own right after. The head
  * keeps the queue lock while it waits for the row and, once it won the row, while it holds it: the next waiter stays
  * blocked in the database until this holder's release, which frees the row and then the queue lock (one statement
  * where the dialect can, {@link Statements#freeLeavingQueue}), and wakes exactly that waiter. A holder that did not

@@ -329,8 +329,8 @@ abstract class Statements {
      *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
      *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing). If it fails, the session may hold the
      *     queue lock: let go of it. Parameters: name, owner host, owner id, lease in milliseconds, name. Null where
-     *     waiters do not queue, or where the dialect has no such round trip (MySQL: the head takes the queue lock
-     *     ({@link #queueLock}), then runs an attempt)
+     *     waiters do not queue, or where the dialect has no such round trip (MySQL: {@link #queueLock}, then the
+     *     compare-and-set in statements of its own, {@link MySqlStatements#takeQueue})
      */
     String queueLockAndTakeOver(Duration wait) {
         return null;
