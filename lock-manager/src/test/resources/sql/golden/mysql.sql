@@ -63,6 +63,13 @@ INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold
 SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
   UTC_TIMESTAMP(6);
 
+-- insertHeldUnqueued (wait 0 ms)
+INSERT IGNORE INTO method_lock (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  UTC_TIMESTAMP(6)
+FROM (SELECT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256) AS k) AS txlock_key
+WHERE IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID();
+
 -- inspect
 SELECT version, owner_host, owner_id, hold_count, acquired_at, expires_at FROM method_lock
 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6));
@@ -85,6 +92,15 @@ SELECT MAX(id) FROM method_lock_token;
 
 -- purgeTokensBelow (batch 500)
 DELETE FROM method_lock_token WHERE id < ? LIMIT 500;
+
+-- queueLock (wait 0 ms)
+SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0) = 1, '', NULL);
+
+-- queueLock (wait 1500 ms)
+SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 2) = 1, '', NULL);
+
+-- queueUnlock
+SELECT RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
 
 -- reapCandidates
 SELECT name FROM method_lock
@@ -114,6 +130,14 @@ FROM method_lock WHERE name = ?;
 SELECT version, state, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
 FROM method_lock WHERE name = ? FOR UPDATE;
 
+-- selectStateUnqueued
+SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
+  CASE WHEN txlock_queue.free THEN TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+    ELSE GREATEST(0, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000) END
+FROM method_lock, (SELECT IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID() AS free
+  FROM (SELECT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256) AS k) AS txlock_key) AS txlock_queue
+WHERE name = ?;
+
 -- selectTokenAndNow
 SELECT LAST_INSERT_ID(), TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6));
 
@@ -131,5 +155,17 @@ UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?
   updated_at = UTC_TIMESTAMP(6)
 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
 
+-- takeOverUnqueued (wait 0 ms)
+UPDATE method_lock SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+  updated_at = UTC_TIMESTAMP(6)
+WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))
+  AND (IS_FREE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(name AS BINARY), CHAR(0), 'queue'), 256)) = 1 OR IS_USED_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(name AS BINARY), CHAR(0), 'queue'), 256)) = CONNECTION_ID());
+
 -- tokenInsert
 INSERT INTO method_lock_token () VALUES ();
+
+-- tokenInsertUnqueued
+INSERT INTO method_lock_token (id)
+SELECT NULL FROM (SELECT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256) AS k) AS txlock_key
+WHERE IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID();

@@ -17,17 +17,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Fair waiting, without polling, for {@link io.txlock.Strategy#OPTIMISTIC_VERSION} and
- * {@link io.txlock.Strategy#UNIQUE_INSERT} in LEASE scope, on PostgreSQL and MariaDB. A waiter that finds the row
- * held takes, on a connection of its own, the name's queue lock: a session lock of the database (an advisory lock,
+ * {@link io.txlock.Strategy#UNIQUE_INSERT} in LEASE scope, on PostgreSQL, MariaDB and MySQL. A waiter that finds the
+ * row held takes, on a connection of its own, the name's queue lock: a session lock of the database (an advisory lock,
  * a user lock), whose waiters the database grants first come first served, so the waiters of every node queue there
- * and only the head is awake. The statement that takes the queue lock also tries the row once it holds it
- * ({@link Statements#queueLockAndTakeOver}). The head keeps the queue lock while it waits for the row and, once it won
- * the row, while it holds it: the next waiter stays blocked in the database until this holder's release, one statement
- * that frees the row and then the queue lock ({@link Statements#freeLeavingQueue}), wakes exactly that waiter, whose
- * statement goes on to take the row. A holder that did not come through the queue (it found the lock free)
- * holds no queue lock: on PostgreSQL its release notifies the name's channel, on which only the head listens
- * ({@link Statements#releaseWaking}); on MariaDB, which has no notifications, the head looks again after a pause
- * that doubles up to {@link #RECHECK_MAX}, never later than the holder's lease end.
+ * and only the head is awake. Where the dialect can, the statement that takes the queue lock also tries the row once
+ * it holds it ({@link Statements#queueLockAndTakeOver}); MySQL's runs it in statements of its own right after. The head
+ * keeps the queue lock while it waits for the row and, once it won the row, while it holds it: the next waiter stays
+ * blocked in the database until this holder's release, which frees the row and then the queue lock (one statement
+ * where the dialect can, {@link Statements#freeLeavingQueue}), and wakes exactly that waiter. A holder that did not
+ * come through the queue (it found the lock free) holds no queue lock: on PostgreSQL its release notifies the name's
+ * channel, on which only the head listens ({@link Statements#releaseWaking}); on MariaDB and MySQL, which have no
+ * notifications, the head looks again after a pause that doubles up to {@link #RECHECK_MAX}, never later than the
+ * holder's lease end.
  *
  * <p>No one takes the row past the queue: while anyone holds the queue lock, an attempt outside it reads the row as
  * held ({@link Statements#selectStateUnqueued()}). A waiter blocked on the queue looks at the row, ignoring the

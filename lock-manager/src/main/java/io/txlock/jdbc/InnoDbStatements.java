@@ -240,6 +240,55 @@ abstract class InnoDbStatements extends Statements {
         return false;
     }
 
+    // ---- the fair queue (FairQueue): a user lock per name, on MySQL and MariaDB alike
+
+    /**
+     * The name's queue lock: a user lock named by the SHA-256 of the bytes of {@code <database>.<table>:<name>}, NUL,
+     * {@code queue} (bytes, so that names of any characters mix with the database's name; never an
+     * {@link io.txlock.Strategy#ADVISORY} lock's name, as names hold no NUL). 64 hexadecimal digits: the longest
+     * user lock name MySQL takes.
+     *
+     * @param name an SQL expression for the lock's name
+     */
+    static String queueKey(String name) {
+        return "SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.{table}:', CAST(" + name + " AS BINARY), CHAR(0), 'queue'), 256)";
+    }
+
+    /**
+     * @param key an SQL expression for a {@link #queueKey}
+     * @return the gate of an attempt outside the queue: true when nobody holds the queue's user lock, or this session
+     */
+    static String unqueued(String key) {
+        return "IS_FREE_LOCK(" + key + ") = 1 OR IS_USED_LOCK(" + key + ") = CONNECTION_ID()";
+    }
+
+    /**
+     * @param waitMillis how long {@code GET_LOCK} may wait, in milliseconds (0 or more)
+     * @return its timeout argument, in seconds
+     */
+    abstract String userLockWait(long waitMillis);
+
+    @Override
+    String queueLock(Duration wait) {
+        return sql("SELECT IF(GET_LOCK(" + queueKey("?") + ", " + userLockWait(Math.max(0, waitMillis(wait))) + ") = 1, '', NULL)");
+    }
+
+    @Override
+    String queueUnlock() {
+        return sql("SELECT RELEASE_LOCK(" + queueKey("?") + ")");
+    }
+
+    @Override
+    String selectStateUnqueued() {
+        return sql("""
+                SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
+                  CASE WHEN txlock_queue.free THEN TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
+                    ELSE GREATEST(0, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000) END
+                FROM {table}, (SELECT %s AS free
+                  FROM (SELECT %s AS k) AS txlock_key) AS txlock_queue
+                WHERE name = ?""".formatted(unqueued("txlock_key.k"), queueKey("?")));
+    }
+
     @Override
     Instant instant(ResultSet rs, int column) throws SQLException {
         LocalDateTime t = rs.getObject(column, LocalDateTime.class);

@@ -87,10 +87,10 @@ final class MariaDbStatements extends InnoDbStatements {
                   DECLARE queue VARCHAR(64) DEFAULT %s;
                   DECLARE drawn BIGINT DEFAULT NEXTVAL({table}_token_seq);
                   DECLARE granted BIGINT DEFAULT NULL;
-                  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+                  IF %s THEN
                 %s  END IF;
                   SELECT granted FROM DUAL WHERE granted IS NOT NULL;
-                END""".formatted(queueKey("?"), insertAndRetoken(wait).indent(4)));
+                END""".formatted(queueKey("?"), unqueued("queue"), insertAndRetoken(wait).indent(4)));
     }
 
     /** The insert of a compound statement, and its retoken if it inserted: sets {@code granted} to the new token. */
@@ -116,7 +116,7 @@ final class MariaDbStatements extends InnoDbStatements {
                 SELECT LAST_INSERT_ID(NEXTVAL({table}_token_seq)), ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6),
                   TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), UTC_TIMESTAMP(6)
                 FROM (SELECT %s AS k) AS txlock_key
-                WHERE IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID()""".formatted(queueKey("?")));
+                WHERE %s""".formatted(queueKey("?"), unqueued("txlock_key.k")));
     }
 
     @Override
@@ -167,15 +167,6 @@ final class MariaDbStatements extends InnoDbStatements {
     }
 
     /**
-     * The name's queue lock: a user lock named by the SHA-256 of the bytes of {@code <database>.<table>:<name>}, NUL,
-     * {@code queue} (bytes, so that names of any characters mix with the database's name; never an
-     * {@link io.txlock.Strategy#ADVISORY} lock's name, as names hold no NUL).
-     */
-    private static String queueKey(String name) {
-        return "SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.{table}:', CAST(" + name + " AS BINARY), CHAR(0), 'queue'), 256)";
-    }
-
-    /**
      * {@link #takeOverUnqueued} as one compound statement that looks at the queue's user lock before it touches the
      * row: an {@code UPDATE} locks the row it reads, matching or not, until its statement ends, so the gate in its
      * {@code WHERE} would make an attempt outside the queue, which comes just as the queue's release woke the next
@@ -189,10 +180,10 @@ final class MariaDbStatements extends InnoDbStatements {
                 BEGIN NOT ATOMIC
                   DECLARE queue VARCHAR(64) DEFAULT %s;
                   DECLARE granted BIGINT DEFAULT NULL;
-                  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
+                  IF %s THEN
                 %s  END IF;
                   SELECT granted FROM DUAL WHERE granted IS NOT NULL;
-                END""".formatted(queueKey("?"), takeOverStep(wait).indent(4)));
+                END""".formatted(queueKey("?"), unqueued("queue"), takeOverStep(wait).indent(4)));
     }
 
     /** Outside the queue, on a JDBC connection: {@link #takeOverIfUnqueued}, one round trip. */
@@ -213,19 +204,13 @@ final class MariaDbStatements extends InnoDbStatements {
                   owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
                   expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
                 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))
-                  AND (IS_FREE_LOCK(%1$s) = 1 OR IS_USED_LOCK(%1$s) = CONNECTION_ID())""".formatted(queueKey("name")));
+                  AND (%s)""".formatted(unqueued(queueKey("name"))));
     }
 
+    /** To the millisecond. */
     @Override
-    String queueLock(Duration wait) {
-        long millis = Math.max(0, waitMillis(wait));
-        return sql("SELECT IF(GET_LOCK(" + queueKey("?") + ", " + millis / 1000 + "." + String.format("%03d", millis % 1000)
-                + ") = 1, '', NULL)");
-    }
-
-    @Override
-    String queueUnlock() {
-        return sql("SELECT RELEASE_LOCK(" + queueKey("?") + ")");
+    String userLockWait(long waitMillis) {
+        return seconds(waitMillis);
     }
 
     /**
@@ -235,7 +220,6 @@ final class MariaDbStatements extends InnoDbStatements {
      */
     @Override
     String queueLockAndTakeOver(Duration wait) {
-        long millis = Math.max(0, waitMillis(wait));
         return sql("""
                 BEGIN NOT ATOMIC
                   DECLARE granted BIGINT DEFAULT NULL;
@@ -245,7 +229,7 @@ final class MariaDbStatements extends InnoDbStatements {
                   ELSE
                     SELECT NULL FROM DUAL;
                   END IF;
-                END""".formatted(queueKey("?"), seconds(millis), takeOverStep(wait).indent(4)));
+                END""".formatted(queueKey("?"), userLockWait(Math.max(0, waitMillis(wait))), takeOverStep(wait).indent(4)));
     }
 
     /** {@link #takeOver} as a step of a compound statement: sets {@code granted} to the new token if it took the row. */
@@ -273,17 +257,6 @@ final class MariaDbStatements extends InnoDbStatements {
                   DO RELEASE_LOCK(%s);
                   SELECT freed FROM DUAL;
                 END""".formatted(queueKey("?")));
-    }
-
-    @Override
-    String selectStateUnqueued() {
-        return sql("""
-                SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
-                  CASE WHEN txlock_queue.free THEN TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
-                    ELSE GREATEST(0, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000) END
-                FROM {table}, (SELECT IS_FREE_LOCK(txlock_key.k) = 1 OR IS_USED_LOCK(txlock_key.k) = CONNECTION_ID() AS free
-                  FROM (SELECT %s AS k) AS txlock_key) AS txlock_queue
-                WHERE name = ?""".formatted(queueKey("?")));
     }
 
     /** @return a query for a new token */

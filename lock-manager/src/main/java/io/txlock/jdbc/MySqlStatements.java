@@ -10,6 +10,15 @@ import java.util.OptionalLong;
  * rows. A duplicate key is "no row", not an error ({@code INSERT IGNORE}: the MariaDB driver logs every error packet
  * as a warning). Lock waits are bounded by the session's {@code innodb_lock_wait_timeout}, in whole seconds
  * ({@link #sessionWait}), so a zero wait is {@code NOWAIT}.
+ *
+ * <p>Waiters of the row strategies queue in the name's user lock ({@link FairQueue}, as on MariaDB), with plain
+ * statements only, as MySQL runs compound statements only in stored programs: a waiter blocks in {@code GET_LOCK}
+ * ({@link #queueLock}) and, once it heads the queue, runs the compare-and-set ({@link #takeQueue}); a holder that came through the queue frees its
+ * row, which commits, and then lets go of the queue lock ({@link #queueUnlock}), two statements. An attempt outside
+ * the queue draws its token only while nobody else queues for the name ({@link #tokenInsertUnqueued}), so it does not
+ * touch a queued name's row (an InnoDB {@code UPDATE} locks the row it reads even when the gate in its {@code WHERE}
+ * fails, and would hold up the head's compare-and-set); its statement keeps the gate, for a waiter that queued in
+ * between.
  */
 final class MySqlStatements extends InnoDbStatements {
 
@@ -55,11 +64,79 @@ final class MySqlStatements extends InnoDbStatements {
     /** Draws the token ({@link #newToken}) and binds it as the statement's first parameter. */
     @Override
     OptionalLong tokened(SqlSession s, String sql, Object... params) throws SQLException {
-        long token = newToken(s);
+        return withToken(s, newToken(s), sql, params);
+    }
+
+    /** Draws the token only while nobody else queues for the name ({@link #tokenInsertUnqueued}); else runs nothing. */
+    @Override
+    OptionalLong tokenedUnqueued(SqlSession s, String name, String sql, Object... params) throws SQLException {
+        OptionalLong token = s.lastInsertId(tokenInsertUnqueued(), "SELECT LAST_INSERT_ID()", name);
+        return token.isPresent() ? withToken(s, token.getAsLong(), sql, params) : token;
+    }
+
+    /** @return {@code token} if {@code sql}, with {@code token} bound first, changed a row; else empty */
+    private static OptionalLong withToken(SqlSession s, long token, String sql, Object... params) throws SQLException {
         Object[] all = new Object[params.length + 1];
         all[0] = token;
         System.arraycopy(params, 0, all, 1, params.length);
         return s.update(sql, all) > 0 ? OptionalLong.of(token) : OptionalLong.empty();
+    }
+
+    /**
+     * @return {@link #tokenInsert()} only while the name's queue lock is free or this session's: a token row, or none;
+     *     parameter: name
+     */
+    String tokenInsertUnqueued() {
+        return sql("""
+                INSERT INTO {table}_token (id)
+                SELECT NULL FROM (SELECT %s AS k) AS txlock_key
+                WHERE %s""".formatted(queueKey("?"), unqueued("txlock_key.k")));
+    }
+
+    /** {@link #takeOver} gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */
+    @Override
+    String takeOverUnqueued(Duration wait) {
+        return sql("""
+                UPDATE {table} SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
+                  acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  updated_at = UTC_TIMESTAMP(6)
+                WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))
+                  AND (%s)""".formatted(unqueued(queueKey("name"))));
+    }
+
+    /** {@link #insertHeld} gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */
+    @Override
+    String insertHeldUnqueued(Duration wait) {
+        return sql("""
+                INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
+                SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
+                  UTC_TIMESTAMP(6)
+                FROM (SELECT %s AS k) AS txlock_key
+                WHERE %s""".formatted(queueKey("?"), unqueued("txlock_key.k")));
+    }
+
+    /**
+     * {@link #queueLock} and, once the session holds the queue lock, the compare-and-set at once, as MariaDB's one
+     * compound statement ({@link MariaDbStatements#queueLockAndTakeOver}) does: the release that woke the head freed
+     * the row, for UNIQUE_INSERT too, so the head's first look is its compare-and-set, not its strategy's attempt.
+     */
+    @Override
+    QueueTurn takeQueue(SqlSession s, io.txlock.spi.LockRequest r, Duration wait) throws SQLException {
+        QueueTurn turn = super.takeQueue(s, r, wait);
+        if (turn == null) {
+            return null;
+        }
+        OptionalLong won = bounded(s, r.maxBlock(), false, () -> takeOverGrant(s, r));
+        return new QueueTurn(turn.channel(), won == null ? OptionalLong.empty() : won);
+    }
+
+    /**
+     * In whole seconds, rounded up, as MySQL's {@code GET_LOCK} takes them (MariaDB's takes fractions): a queued
+     * waiter's turn to look at the row ignoring the queue, or to give up, comes up to a second late.
+     */
+    @Override
+    String userLockWait(long waitMillis) {
+        return String.valueOf((waitMillis + 999) / 1000);
     }
 
     /** The text as it is: lock waits are bounded by the session ({@link #sessionWait}). */

@@ -324,7 +324,7 @@ abstract class Statements {
     }
 
     // ---- the queue that waiters of the row strategies wait in (FairQueue): a session lock per name, keyed in the
-    // statements themselves; null where the dialect has none (H2, MySQL)
+    // statements themselves; null where the dialect has none (H2)
 
     /**
      * @return takes the name's queue lock for the session, waiting up to {@code wait}: one row once taken (on
@@ -346,7 +346,8 @@ abstract class Statements {
      *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
      *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing). If it fails, the session may hold the
      *     queue lock: let go of it. Parameters: name, owner host, owner id, lease in milliseconds, name. Null where
-     *     waiters do not queue
+     *     waiters do not queue, or where the dialect has no such round trip (MySQL: {@link #queueLock}, then the
+     *     compare-and-set in statements of its own, {@link MySqlStatements#takeQueue})
      */
     String queueLockAndTakeOver(Duration wait) {
         return null;
@@ -355,7 +356,8 @@ abstract class Statements {
     /**
      * @return {@link #free()} and then the release of the name's queue lock held by the session, in one round trip,
      *     the next waiter woken only once the freed row is committed (for {@link SqlSession#queryLongOfLast}): the
-     *     number of rows freed; parameters: name, token, owner id, name. Null where waiters do not queue
+     *     number of rows freed; parameters: name, token, owner id, name. Null where waiters do not queue, or where
+     *     the dialect has no such round trip (MySQL: {@link #free()}, then {@link #queueUnlock()})
      */
     String freeLeavingQueue() {
         return null;
@@ -505,6 +507,18 @@ abstract class Statements {
     }
 
     /**
+     * {@link #tokened} for a statement gated by the name's queue ({@link #takeOverUnqueued}, {@link #insertHeldUnqueued}):
+     * by default the same. A dialect that draws the token with a statement of its own draws it only while nobody else
+     * queues for the name, and then runs nothing else.
+     *
+     * @param name the lock's name
+     * @return the new token, or empty if no row was granted
+     */
+    OptionalLong tokenedUnqueued(SqlSession s, String name, String sql, Object... params) throws SQLException {
+        return tokened(s, sql, params);
+    }
+
+    /**
      * Gives a grant its fencing token once the caller holds the lock. The statement that won the lock drew its
      * token before it won (before its insert found the name free, or before it waited for a row lock where the
      * token is bound to it), so another holder may have won and drawn a greater token in between; a token drawn
@@ -529,7 +543,7 @@ abstract class Statements {
         OptionalLong inserted;
         try {
             inserted = unqueued != null
-                    ? tokened(s, unqueued, r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name())
+                    ? tokenedUnqueued(s, r.name(), unqueued, r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name())
                     : tokened(s, insertHeld(r.maxBlock()), r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis());
         } catch (SQLException e) {
             if (duplicateKey(e)) {
@@ -547,8 +561,9 @@ abstract class Statements {
      */
     OptionalLong takeOverGrant(SqlSession s, io.txlock.spi.LockRequest r) throws SQLException {
         String unqueued = gated(r) ? takeOverUnqueued(r.maxBlock()) : null;
-        String takeOver = unqueued != null ? unqueued : takeOver(r.maxBlock());
-        OptionalLong won = tokened(s, takeOver, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
+        OptionalLong won = unqueued != null
+                ? tokenedUnqueued(s, r.name(), unqueued, r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name())
+                : tokened(s, takeOver(r.maxBlock()), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name());
         return won.isPresent() && !takeOverDrawsTokenUnderRowLock() ? retoken(s, r.name(), won.getAsLong()) : won;
     }
 
