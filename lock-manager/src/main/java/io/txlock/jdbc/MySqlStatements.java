@@ -13,8 +13,9 @@ import java.util.OptionalLong;
  *
  * <p>Waiters of the row strategies queue in the name's user lock ({@link FairQueue}, as on MariaDB), with plain
  * statements only, as MySQL runs compound statements only in stored programs: a waiter blocks in {@code GET_LOCK}
- * ({@link #queueLock}) and, once it heads the queue, runs the compare-and-set ({@link #takeQueue}); a holder that came through the queue frees its
- * row, which commits, and then lets go of the queue lock ({@link #queueUnlock}), two statements. An attempt outside
+ * ({@link #queueLock}) and, once it heads the queue, runs the compare-and-set ({@link #takeQueue}); a holder that
+ * came through the queue frees its row, which commits, and then lets go of the queue lock ({@link #queueUnlock}),
+ * two statements. An attempt outside
  * the queue draws its token only while nobody else queues for the name ({@link #tokenInsertUnqueued}), so it does not
  * touch a queued name's row (an InnoDB {@code UPDATE} locks the row it reads even when the gate in its {@code WHERE}
  * fails, and would hold up the head's compare-and-set); its statement keeps the gate, for a waiter that queued in
