@@ -10,7 +10,7 @@ import io.txlock.LockMetrics;
 import io.txlock.LockOptions;
 import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcLockProvider;
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;

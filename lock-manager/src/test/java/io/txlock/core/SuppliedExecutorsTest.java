@@ -9,7 +9,7 @@ import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcLockProvider;
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
+import io.txlock.LockInterruptedException;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
-import io.txlock.LockInterruptedException;
 import io.txlock.Strategy;
+import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

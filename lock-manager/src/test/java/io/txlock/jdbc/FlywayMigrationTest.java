@@ -8,6 +8,7 @@ import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
+import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;

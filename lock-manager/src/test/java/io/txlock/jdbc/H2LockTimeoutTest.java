@@ -7,6 +7,7 @@ import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
+import io.txlock.testkit.TestDatabase;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;

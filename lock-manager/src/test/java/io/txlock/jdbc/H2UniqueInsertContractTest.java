@@ -1,6 +1,7 @@
 package io.txlock.jdbc;
 
 import io.txlock.Strategy;
+import io.txlock.testkit.TestDatabase;
 
 class H2UniqueInsertContractTest extends JdbcContractTest {
     H2UniqueInsertContractTest() {

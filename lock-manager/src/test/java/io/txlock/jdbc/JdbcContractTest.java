@@ -7,6 +7,7 @@ import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
 import io.txlock.testkit.LockContractTest;
 import io.txlock.testkit.ProviderRecipe;
+import io.txlock.testkit.TestDatabase;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;

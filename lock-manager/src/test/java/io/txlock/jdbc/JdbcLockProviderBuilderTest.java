@@ -8,6 +8,7 @@ import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
+import io.txlock.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

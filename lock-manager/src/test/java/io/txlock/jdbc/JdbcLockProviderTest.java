@@ -15,6 +15,7 @@ import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockRequest;
 import io.txlock.testkit.CountingProvider;
+import io.txlock.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

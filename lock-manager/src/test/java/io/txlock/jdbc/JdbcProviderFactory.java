@@ -4,6 +4,7 @@ import io.txlock.Strategy;
 import io.txlock.spi.LockProvider;
 import io.txlock.testkit.ProviderFactory;
 import io.txlock.testkit.ProviderRecipe;
+import io.txlock.testkit.TestDatabase;
 import javax.sql.DataSource;
 
 /** Builds a JDBC provider in a child JVM from "strategy dialect table user url". */

@@ -11,6 +11,7 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockRequest;
+import io.txlock.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

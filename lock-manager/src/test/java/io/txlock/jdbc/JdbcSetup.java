@@ -1,6 +1,7 @@
 package io.txlock.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.testkit.TestDatabase;
 import javax.sql.DataSource;
 
 /**

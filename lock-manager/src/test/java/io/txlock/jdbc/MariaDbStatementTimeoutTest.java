@@ -9,6 +9,7 @@ import io.txlock.LockBackendException;
 import io.txlock.LockHandle;
 import io.txlock.LockManager;
 import io.txlock.Strategy;
+import io.txlock.testkit.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;

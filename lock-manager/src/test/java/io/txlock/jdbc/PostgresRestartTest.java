@@ -11,6 +11,7 @@ import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.servers.PrivatePostgres;
+import io.txlock.testkit.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;

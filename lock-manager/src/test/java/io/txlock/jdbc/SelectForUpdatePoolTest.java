@@ -16,6 +16,7 @@ import io.txlock.spi.Grant;
 import io.txlock.spi.GrantListener;
 import io.txlock.spi.LockOwner;
 import io.txlock.spi.LockRequest;
+import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;

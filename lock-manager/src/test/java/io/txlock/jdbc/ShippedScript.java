@@ -1,5 +1,7 @@
 package io.txlock.jdbc;
 
+import io.txlock.testkit.TestDatabase;
+
 /** A lock-table script that {@code txlock-sql} ships, and the test server it runs on (MySQL's runs on MariaDB). */
 public enum ShippedScript {
     H2(TestDatabase.Kind.H2, JdbcDialect.H2),

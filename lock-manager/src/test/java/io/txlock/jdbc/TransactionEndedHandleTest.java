@@ -8,6 +8,7 @@ import io.txlock.LockManager;
 import io.txlock.LockNotHeldException;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
+import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,6 +1,6 @@
 package io.txlock.jpa;
 
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;
 
 /**

@@ -1,7 +1,7 @@
 package io.txlock.jpa;
 
 import io.txlock.Strategy;
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 
 class JpaH2UniqueInsertContractTest extends JpaContractTest {
     JpaH2UniqueInsertContractTest() {

@@ -1,7 +1,7 @@
 package io.txlock.jpa;
 
 import io.txlock.Strategy;
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 
 class JpaMariaDbSelectForUpdateContractTest extends JpaContractTest {
     JpaMariaDbSelectForUpdateContractTest() {

@@ -9,7 +9,7 @@ import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.entity.MethodLock;
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;

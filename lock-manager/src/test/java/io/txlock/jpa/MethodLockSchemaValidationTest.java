@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.txlock.entity.MethodLock;
 import io.txlock.jdbc.JdbcLockSchema;
 import io.txlock.jdbc.ShippedScript;
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;

@@ -13,7 +13,7 @@ import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.jdbc.JdbcClaims;
 import io.txlock.jdbc.JdbcLockProvider;
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 import jakarta.transaction.Status;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,6 +1,6 @@
 package io.txlock.spring;
 
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 
 /**
  * On MariaDB, with Boot's AOP auto-configuration off (the transaction infrastructure's auto-proxy creator) and JPA's

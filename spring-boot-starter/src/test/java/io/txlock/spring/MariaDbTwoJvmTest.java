@@ -1,6 +1,6 @@
 package io.txlock.spring;
 
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 
 /** On MariaDB, whose DDL commits statement by statement, the test creates the lock table first. */
 class MariaDbTwoJvmTest extends TwoJvmTest {

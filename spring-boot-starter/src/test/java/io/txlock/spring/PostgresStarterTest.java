@@ -1,6 +1,6 @@
 package io.txlock.spring;
 
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 
 /**
  * On PostgreSQL, as Boot configures an application with AspectJ and JPA on its class path: the AspectJ-aware

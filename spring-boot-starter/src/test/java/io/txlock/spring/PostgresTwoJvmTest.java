@@ -1,6 +1,6 @@
 package io.txlock.spring;
 
-import io.txlock.jdbc.TestDatabase;
+import io.txlock.testkit.TestDatabase;
 
 /** On PostgreSQL both instances start on a database without the lock table, and create it at once. */
 class PostgresTwoJvmTest extends TwoJvmTest {

@@ -2,8 +2,8 @@ package io.txlock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.txlock.jdbc.TestDatabase;
 import io.txlock.spring.app.CounterService;
+import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,9 @@
-package io.txlock.jdbc;
+package io.txlock.testkit;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.jdbc.JdbcDialect;
+import io.txlock.jdbc.JdbcLockSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -24,7 +26,7 @@ public final class TestDatabase implements AutoCloseable {
     public enum Kind {
         H2(JdbcDialect.H2), POSTGRESQL(JdbcDialect.POSTGRESQL), MARIADB(JdbcDialect.MARIADB);
 
-        final JdbcDialect dialect;
+        public final JdbcDialect dialect;
 
         Kind(JdbcDialect dialect) {
             this.dialect = dialect;
@@ -201,7 +203,7 @@ public final class TestDatabase implements AutoCloseable {
         return dataSource;
     }
 
-    static HikariDataSource pool(String url, String user, int size) {
+    public static HikariDataSource pool(String url, String user, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(user);
