@@ -129,7 +129,7 @@ public final class JpaLockProvider extends LockTableProvider {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         if (!request.transactional()) {
-            return call("acquire '" + request.name() + "'", () -> acquireLeaseInSlices(request));
+            return call(() -> "acquire '" + request.name() + "'", () -> acquireLeaseInSlices(request));
         }
         try {
             return steps.acquireInCallerTransaction(request);
@@ -157,7 +157,7 @@ public final class JpaLockProvider extends LockTableProvider {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return call("inspect '" + name + "'", () -> steps.inspect(name));
+        return call(() -> "inspect '" + name + "'", () -> steps.inspect(name));
     }
 
     /**
@@ -168,8 +168,8 @@ public final class JpaLockProvider extends LockTableProvider {
      * @return the number of rows deleted
      */
     public int reapExpired() {
-        int total = LockTableReaper.reapAll(() -> call("reap expired locks", () -> db.reap(reaperBatch)), reaperBatch);
-        run("purge used tokens", () -> db.purgeTokens(reaperBatch * 10));
+        int total = LockTableReaper.reapAll(() -> call(() -> "reap expired locks", () -> db.reap(reaperBatch)), reaperBatch);
+        run(() -> "purge used tokens", () -> db.purgeTokens(reaperBatch * 10));
         return total;
     }
 
@@ -181,17 +181,17 @@ public final class JpaLockProvider extends LockTableProvider {
         }
     }
 
-    private <T> T call(String what, Supplier<T> work) {
+    private <T> T call(Supplier<String> what, Supplier<T> work) {
         try {
             return work.get();
         } catch (LockException | IllegalArgumentException | IllegalStateException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw db.failure(what, e);
+            throw db.failure(what.get(), e);
         }
     }
 
-    private void run(String what, Runnable work) {
+    private void run(Supplier<String> what, Runnable work) {
         call(what, () -> {
             work.run();
             return null;
@@ -201,7 +201,7 @@ public final class JpaLockProvider extends LockTableProvider {
     /** Runs work on a grant of this provider; {@code what} names it with the lock's name for {@code %s}. */
     private void onGrant(Grant grant, String what, java.util.function.Consumer<JpaGrant> work) {
         JpaGrant g = mine(grant);
-        run(what.formatted(g.name()), () -> work.accept(g));
+        run(() -> what.formatted(g.name()), () -> work.accept(g));
     }
 
     private static JpaGrant mine(Grant grant) {
