@@ -9,7 +9,7 @@ import java.util.Optional;
 /**
  * {@link RowLease} on the JDBC provider's connections. In LEASE scope every statement commits at once, so no row
  * lock outlives a statement, and a waiter that found the row held waits in the name's {@link FairQueue} where the
- * database has one; in TRANSACTION scope the statements join the caller's transaction, and waiters block on its row
+ * database has one (a node that let go of the name through its queue lately goes there at once); in TRANSACTION scope the statements join the caller's transaction, and waiters block on its row
  * lock (bounded by their wait) until it ends.
  */
 final class RowLeaseStrategy implements LockStrategy {
@@ -30,6 +30,9 @@ final class RowLeaseStrategy implements LockStrategy {
         JdbcAccess.SqlWork<Attempt> attempt = c -> lease.attempt(SqlSession.of(c), sql, r, RowLeaseStrategy::grant);
         if (r.transactional()) {
             return db.onExistingRowInCallerTransaction(r.name(), attempt, "acquire '" + r.name() + "' in the caller's transaction");
+        }
+        if (queue.queues(r) && queue.leftLately(r.name())) {
+            return queue.await(r, Attempt.held());
         }
         Attempt first = db.autoCommitted(attempt, "acquire '" + r.name() + "'");
         return first.isGranted() || !queue.queues(r) ? first : queue.await(r, first);

@@ -181,6 +181,42 @@ class FairQueueTest {
         }
     }
 
+    /**
+     * A node that let go of a name through its queue goes straight back into the queue when it asks again: an attempt
+     * outside the queue cannot win a name whose release just woke a waiter, and its statements would only take CPU
+     * from that handoff. So from its acquire to blocking behind the new holder it sends the queue's statement alone.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void aNodeThatLetGoThroughTheQueueGoesStraightBackIntoIt(JdbcSetup setup, Strategy strategy) throws Exception {
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+            LockHandle outside = nodes.manager(0).acquire("again", WAIT);
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            ExecutorService threads = Executors.newFixedThreadPool(2);
+            try {
+                threads.submit(() -> granted.add(nodes.manager(1).acquire("again", WAIT)));
+                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
+                outside.release();
+                LockHandle queued = granted.take();
+                threads.submit(() -> granted.add(nodes.manager(2).acquire("again", WAIT)));
+                awaitTrue(() -> db.lockWaiters() >= 1);
+                queued.release();
+                LockHandle next = granted.take();
+                int before = nodes.calls(1);
+                threads.submit(() -> granted.add(nodes.manager(1).acquire("again", WAIT)));
+                awaitTrue(() -> db.lockWaiters() >= 1); // node 1 waits in the queue behind node 2
+                assertThat(nodes.calls(1) - before).as("statements of node 1 from its acquire to its wait in the queue, %s",
+                        nodes.callsOf(1).subList(before, nodes.calls(1))).isEqualTo(1);
+                next.release();
+                LockHandle again = granted.take();
+                assertThat(again.fencingToken()).as("node 1's token").isGreaterThan(next.fencingToken());
+                again.release();
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
     /** A waiter whose wait runs out, or who is interrupted, leaves the queue and gives back its connection. */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
@@ -310,6 +346,10 @@ class FairQueueTest {
 
         int calls(int node) {
             return recorded.get(node).databaseCalls().size();
+        }
+
+        List<String> callsOf(int node) {
+            return recorded.get(node).databaseCalls();
         }
 
         int active(int node) {
