@@ -86,6 +86,21 @@ final class ZooKeeperBackend implements Backend {
         return BackendKind.ZOOKEEPER;
     }
 
+    /**
+     * The embedded server runs in this JVM; it counts the packets it receives (requests and pings) in its JMX bean.
+     * A server given by {@code --zookeeper} is not read.
+     */
+    @Override
+    public ServerUsage openServerUsage() {
+        if (server == null) {
+            return ServerUsage.none("ZooKeeper at " + connect + " is not read");
+        }
+        javax.management.MBeanServer beans = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        ServerUsage.Counter counter = () -> ((Number) beans.getAttribute(new javax.management.ObjectName(
+                "org.apache.ZooKeeperService:name0=StandaloneServer_port" + server.getPort()), "PacketsReceived")).longValue();
+        return ServerUsage.embedded("embedded ZooKeeper", "packets", counter, null);
+    }
+
     @Override
     public String describe() {
         return "ZooKeeper " + (server != null ? "server " + org.apache.zookeeper.Version.getFullVersion().split(",")[0]
