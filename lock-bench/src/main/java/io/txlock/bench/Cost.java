@@ -12,16 +12,17 @@ package io.txlock.bench;
  * @param benchMissing why there is no bench CPU, or null
  * @param serverMissing why there is no server CPU, or null
  * @param requestsMissing why there is no count, or null
+ * @param countNote what the count leaves out, or null
  */
 public record Cost(long benchCpuNanos, long serverCpuNanos, long requests, String requestUnit, String benchMissing,
-        String serverMissing, String requestsMissing) {
+        String serverMissing, String requestsMissing, String countNote) {
 
     /**
      * @param why why nothing was measured
      * @return a cost with nothing in it
      */
     public static Cost none(String why) {
-        return new Cost(-1, -1, -1, null, why, why, why);
+        return new Cost(-1, -1, -1, null, why, why, why, null);
     }
 
     /**

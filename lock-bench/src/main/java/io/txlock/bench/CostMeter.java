@@ -68,7 +68,7 @@ final class CostMeter {
         String requestsMissing = requests >= 0 ? null
                 : server.requestsMissing() != null ? server.requestsMissing() : "reading the server's count failed";
         return new Cost(bench, cpu, requests, server.unit(), bench >= 0 ? null : "a worker JVM ended in the window", cpuMissing,
-                requestsMissing);
+                requestsMissing, requests >= 0 ? server.countNote() : null);
     }
 
     /** @return this JVM's CPU and the worker JVMs', or -1 if one of them is gone */

@@ -51,9 +51,9 @@ final class CostTable {
 
     /**
      * @param results a run's results
-     * @return why figures of the table are "-", per backend, each reason once
+     * @return why figures of the table are "-" and what a count leaves out, per backend, each once
      */
-    static List<String> missing(List<ScenarioResult> results) {
+    static List<String> notes(List<ScenarioResult> results) {
         Set<String> reasons = new LinkedHashSet<>();
         for (ScenarioResult r : results) {
             for (Measurement m : r.measurements()) {
@@ -61,7 +61,7 @@ final class CostTable {
                 if (c.benchCpuNanos() < 0 && c.serverCpuNanos() < 0 && c.requests() < 0) {
                     continue;
                 }
-                for (String why : new String[] {c.benchMissing(), c.serverMissing(), c.requestsMissing()}) {
+                for (String why : new String[] {c.benchMissing(), c.serverMissing(), c.requestsMissing(), c.countNote()}) {
                     if (why != null) {
                         reasons.add(r.backend() + ": " + why);
                     }

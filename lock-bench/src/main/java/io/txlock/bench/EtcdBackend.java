@@ -85,7 +85,18 @@ final class EtcdBackend implements Backend {
     public ServerUsage openServerUsage() {
         String first = endpoints.split(",")[0];
         java.net.URI address = java.net.URI.create(first);
-        ServerUsage.Counter counter = () -> grpcMessagesReceived(EtcdServerProcess.get(first, "/metrics"));
+        ServerUsage.Counter counter = new ServerUsage.Counter() {
+            @Override
+            public long read() throws java.io.IOException {
+                return grpcMessagesReceived(EtcdServerProcess.get(first, "/metrics"));
+            }
+
+            @Override
+            public String note() {
+                return "etcd counts gRPC messages received: a unary request once, each message of a stream (lease keep-alives,"
+                        + " watches) once";
+            }
+        };
         return ServerUsage.ofServer("etcd", address.getHost(), address.getPort(), "gRPC messages", counter, null);
     }
 

@@ -182,10 +182,10 @@ final class HtmlReport {
             h.append("</tr>");
         }
         h.append("</table>");
-        List<String> missing = CostTable.missing(report.results());
-        if (!missing.isEmpty()) {
-            h.append("<p>Where a figure is \"-\":</p><ul>");
-            missing.forEach(why -> h.append("<li>").append(escape(why)).append("</li>"));
+        List<String> notes = CostTable.notes(report.results());
+        if (!notes.isEmpty()) {
+            h.append("<p>Why a figure is \"-\", and what a count leaves out:</p><ul>");
+            notes.forEach(why -> h.append("<li>").append(escape(why)).append("</li>"));
             h.append("</ul>");
         }
     }

@@ -156,6 +156,14 @@ final class JdbcBackend implements Backend {
             }
 
             @Override
+            public String note() {
+                return postgres ? "PostgreSQL counts transactions, not statements (that needs pg_stat_statements), of the whole"
+                        + " database; a backend reports them at most once a second, and those of a transaction that touched no"
+                        + " table (pg_advisory_xact_lock + COMMIT) only with a later one that did, or when its connection closes:"
+                        + " such counts are low" : null;
+            }
+
+            @Override
             public void close() {
                 try {
                     counting.close();

@@ -53,10 +53,10 @@ final class MarkdownReport {
         for (List<String> row : rows) {
             md.append("| ").append(String.join(" | ", row)).append(" |\n");
         }
-        List<String> missing = CostTable.missing(results);
-        if (!missing.isEmpty()) {
-            md.append("\nWhere a figure is \"-\":\n\n");
-            missing.forEach(why -> md.append("- ").append(why).append('\n'));
+        List<String> notes = CostTable.notes(results);
+        if (!notes.isEmpty()) {
+            md.append("\nWhy a figure is \"-\", and what a count leaves out:\n\n");
+            notes.forEach(why -> md.append("- ").append(why).append('\n'));
         }
     }
 

@@ -74,6 +74,11 @@ final class RedisBackend implements Backend {
             }
 
             @Override
+            public String note() {
+                return "Redis counts each command it runs: a script's EVALSHA and each command the script calls";
+            }
+
+            @Override
             public void close() {
                 counting.close();
             }

@@ -23,6 +23,11 @@ final class ServerUsage implements AutoCloseable {
             return 0;
         }
 
+        /** @return what the count leaves out or gets late, for the report; null if nothing */
+        default String note() {
+            return null;
+        }
+
         @Override
         default void close() {
         }
@@ -110,6 +115,11 @@ final class ServerUsage implements AutoCloseable {
     /** @return why there is no count, or null */
     String requestsMissing() {
         return requestsMissing;
+    }
+
+    /** @return what the count leaves out, or null */
+    String countNote() {
+        return counter == null ? null : counter.note();
     }
 
     /** @return the counter's own requests per reading */

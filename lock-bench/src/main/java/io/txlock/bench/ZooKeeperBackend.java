@@ -96,8 +96,23 @@ final class ZooKeeperBackend implements Backend {
             return ServerUsage.none("ZooKeeper at " + connect + " is not read");
         }
         javax.management.MBeanServer beans = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-        ServerUsage.Counter counter = () -> ((Number) beans.getAttribute(new javax.management.ObjectName(
-                "org.apache.ZooKeeperService:name0=StandaloneServer_port" + server.getPort()), "PacketsReceived")).longValue();
+        javax.management.ObjectName bean;
+        try {
+            bean = new javax.management.ObjectName("org.apache.ZooKeeperService:name0=StandaloneServer_port" + server.getPort());
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new IllegalStateException(e);
+        }
+        ServerUsage.Counter counter = new ServerUsage.Counter() {
+            @Override
+            public long read() throws Exception {
+                return ((Number) beans.getAttribute(bean, "PacketsReceived")).longValue();
+            }
+
+            @Override
+            public String note() {
+                return "ZooKeeper counts the packets it receives: requests and the sessions' pings";
+            }
+        };
         return ServerUsage.embedded("embedded ZooKeeper", "packets", counter, null);
     }
 
