@@ -52,6 +52,16 @@ public interface Backend extends AutoCloseable {
         return List.of();
     }
 
+    /**
+     * Opens what reads the server's CPU and request count around a measured window (a connection of its own, if
+     * it needs one). By default nothing is read.
+     *
+     * @return the server's usage; close it after the scenario
+     */
+    default ServerUsage openServerUsage() {
+        return ServerUsage.none(kind().cliName() + " has no server to read");
+    }
+
     /** @return what a worker JVM needs to reach this backend's namespace */
     BackendSpec childSpec();
 

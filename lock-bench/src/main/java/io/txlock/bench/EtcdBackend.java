@@ -77,6 +77,38 @@ final class EtcdBackend implements Backend {
         return BackendKind.ETCD;
     }
 
+    /**
+     * etcd counts the gRPC messages it receives ({@code grpc_server_msg_received_total} of its {@code /metrics},
+     * summed): each unary request once, each message of a stream (lease keep-alives, watches) once.
+     */
+    @Override
+    public ServerUsage openServerUsage() {
+        String first = endpoints.split(",")[0];
+        java.net.URI address = java.net.URI.create(first);
+        ServerUsage.Counter counter = new ServerUsage.Counter() {
+            @Override
+            public long read() throws java.io.IOException {
+                return grpcMessagesReceived(EtcdServerProcess.get(first, "/metrics"));
+            }
+
+            @Override
+            public String note() {
+                return "etcd counts gRPC messages received: a unary request once, each message of a stream (lease keep-alives,"
+                        + " watches) once";
+            }
+        };
+        return ServerUsage.ofServer("etcd", address.getHost(), address.getPort(), "gRPC messages", counter, null);
+    }
+
+    /**
+     * @param metrics a Prometheus text page of etcd
+     * @return the sum of its {@code grpc_server_msg_received_total} samples
+     */
+    static long grpcMessagesReceived(String metrics) {
+        return metrics.lines().filter(l -> l.startsWith("grpc_server_msg_received_total{"))
+                .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
     @Override
     public String describe() {
         return "etcd " + version + (server != null ? " started by the bench at " : " at ") + endpoints

@@ -65,6 +65,7 @@ final class HtmlReport {
         verdict(h, report);
         peers(h, report);
         targets(h, report);
+        costs(h, report);
         for (Scenario scenario : BenchRun.SCENARIOS) {
             List<ScenarioResult> results = report.results().stream().filter(r -> r.scenario().equals(scenario.id())).toList();
             if (!results.isEmpty()) {
@@ -158,6 +159,35 @@ final class HtmlReport {
             }
         }
         h.append("</table>");
+    }
+
+    private static void costs(StringBuilder h, BenchReport report) {
+        List<List<String>> rows = CostTable.rows(report.results());
+        if (rows.isEmpty()) {
+            return;
+        }
+        h.append("<h2>").append(CostTable.TITLE).append("</h2><p>CPU of the bench JVM (with its worker JVMs) and of the server's")
+                .append(" processes, and what the server counted, over each measured window, per operation.</p><table><tr>");
+        CostTable.COLUMNS.forEach(c -> h.append("<th>").append(escape(c)).append("</th>"));
+        h.append("</tr>");
+        for (List<String> row : rows) {
+            h.append("<tr>");
+            for (int i = 0; i < row.size(); i++) {
+                if (i < 4) {
+                    h.append("<td>").append(escape(row.get(i))).append("</td>");
+                } else {
+                    cell(h, row.get(i));
+                }
+            }
+            h.append("</tr>");
+        }
+        h.append("</table>");
+        List<String> notes = CostTable.notes(report.results());
+        if (!notes.isEmpty()) {
+            h.append("<p>Why a figure is \"-\", and what a count leaves out:</p><ul>");
+            notes.forEach(why -> h.append("<li>").append(escape(why)).append("</li>"));
+            h.append("</ul>");
+        }
     }
 
     private static void scenario(StringBuilder h, Scenario scenario, List<ScenarioResult> results) {

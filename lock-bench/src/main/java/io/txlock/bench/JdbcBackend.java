@@ -119,6 +119,62 @@ final class JdbcBackend implements Backend {
         }
     }
 
+    /**
+     * Embedded H2 runs in this JVM and counts nothing. MariaDB and MySQL count the statements clients send
+     * ({@code Questions}, which counts the SHOW that reads it); PostgreSQL counts transactions of the database
+     * ({@code pg_stat_database}), not statements, and its backends report them up to a second late.
+     */
+    @Override
+    public ServerUsage openServerUsage() {
+        if (spec.kind() == BackendKind.H2) {
+            return ServerUsage.embedded("embedded H2", null, null, "embedded H2 counts no requests");
+        }
+        java.net.URI address = java.net.URI.create(spec.effectiveUrl().substring("jdbc:".length()));
+        boolean postgres = spec.kind() == BackendKind.POSTGRESQL;
+        int port = address.getPort() > 0 ? address.getPort() : postgres ? 5432 : 3306;
+        String sql = postgres ? "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
+                : "SHOW GLOBAL STATUS LIKE 'Questions'";
+        Connection counting;
+        try {
+            counting = connect(spec.effectiveUrl());
+        } catch (SQLException e) {
+            return ServerUsage.ofServer(spec.kind().cliName(), address.getHost(), port, null, null, "no connection to read the count: "
+                    + e.getMessage());
+        }
+        ServerUsage.Counter counter = new ServerUsage.Counter() {
+            @Override
+            public long read() throws SQLException {
+                try (Statement s = counting.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+                    rs.next();
+                    return rs.getLong(postgres ? 1 : 2);
+                }
+            }
+
+            @Override
+            public long ownRequests() {
+                return 1;
+            }
+
+            @Override
+            public String note() {
+                return postgres ? "PostgreSQL counts transactions, not statements (that needs pg_stat_statements), of the whole"
+                        + " database; a backend reports them at most once a second, and those of a transaction that touched no"
+                        + " table (pg_advisory_xact_lock + COMMIT) only with a later one that did, or when its connection closes:"
+                        + " such counts are low" : null;
+            }
+
+            @Override
+            public void close() {
+                try {
+                    counting.close();
+                } catch (SQLException e) {
+                    // a connection used for readings only
+                }
+            }
+        };
+        return ServerUsage.ofServer(spec.kind().cliName(), address.getHost(), port, postgres ? "transactions" : "requests", counter, null);
+    }
+
     private Connection connect(String target) throws SQLException {
         try {
             return DriverManager.getConnection(target, user, password);

@@ -49,16 +49,23 @@ abstract class LockScenario implements Scenario {
 
     @Override
     public List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress) throws Exception {
+        try (ServerUsage server = backend.openServerUsage()) {
+            return run(backend, strategies, config, progress, new CostMeter(server));
+        }
+    }
+
+    private List<ScenarioResult> run(Backend backend, List<String> strategies, BenchConfig config, Progress progress, CostMeter meter)
+            throws Exception {
         List<ScenarioResult> results = new ArrayList<>();
         Map<String, Counted> handoffFloors = new HashMap<>();
-        List<Measurement> peers = floor() == Floor.NONE ? List.of() : measurePeers(backend, config, progress);
+        List<Measurement> peers = floor() == Floor.NONE ? List.of() : measurePeers(backend, config, progress, meter);
         for (String strategy : strategies) {
             Counted txlock = counted(config, "txlock", "LockManager.acquire + release, LEASE scope",
-                    workload -> runTxlock(backend, strategy, workload, config, progress));
+                    workload -> runTxlock(backend, strategy, workload, config, progress, meter));
             Counted floor = switch (floor()) {
                 case NONE -> null;
-                case CYCLE -> measureFloor(backend, strategy, config, progress);
-                case BLOCKING -> handoffFloor(backend, strategy, config, progress, handoffFloors);
+                case CYCLE -> measureFloor(backend, strategy, config, progress, meter);
+                case BLOCKING -> handoffFloor(backend, strategy, config, progress, meter, handoffFloors);
             };
             List<String> failures = new ArrayList<>();
             check("txlock", txlock, failures);
@@ -110,15 +117,16 @@ abstract class LockScenario implements Scenario {
     }
 
     private ClusterOutcome runTxlock(Backend backend, String strategy, LockWorkload workload, BenchConfig config,
-            Progress progress) throws Exception {
+            Progress progress, CostMeter meter) throws Exception {
         int workers = workers(config);
         progress.phase(label(backend, strategy, "txlock"), config.timing().totalNanos());
         if (config.processes() > 0) {
             return ProcessCluster.run(backend, strategy, workload, workers, config.processes(), config.timing(),
-                    config.killHolder(), progress);
+                    config.killHolder(), progress, meter);
         }
         try (Site site = backend.openSite(strategy, config.nodesFor(workers))) {
-            return ThreadCluster.run(workers, w -> Locker.txlock(site.nodeOf(w), workload), workload, config.timing(), progress);
+            return ThreadCluster.run(workers, w -> Locker.txlock(site.nodeOf(w), workload), workload, config.timing(), progress,
+                    meter);
         }
     }
 
@@ -126,7 +134,7 @@ abstract class LockScenario implements Scenario {
      * The backend's own blocking handoff for {@code strategy}, measured once per kind of lock (a row lock, an advisory
      * lock) and shared by the strategies whose floor it is.
      */
-    private Counted handoffFloor(Backend backend, String strategy, BenchConfig config, Progress progress,
+    private Counted handoffFloor(Backend backend, String strategy, BenchConfig config, Progress progress, CostMeter meter,
             Map<String, Counted> measured) throws Exception {
         Optional<RawLocks> opened = backend.openRaw(strategy);
         if (opened.isEmpty()) {
@@ -136,31 +144,32 @@ abstract class LockScenario implements Scenario {
             String kind = raw.describeHandoff();
             Counted floor = measured.get(kind);
             if (floor == null) {
-                floor = measureFloor(raw, backend, strategy, config, progress);
+                floor = measureFloor(raw, backend, strategy, config, progress, meter);
                 measured.put(kind, floor);
             }
             return floor;
         }
     }
 
-    private Counted measureFloor(Backend backend, String strategy, BenchConfig config, Progress progress) throws Exception {
+    private Counted measureFloor(Backend backend, String strategy, BenchConfig config, Progress progress, CostMeter meter)
+            throws Exception {
         Optional<RawLocks> opened = backend.openRaw(strategy);
         if (opened.isEmpty()) {
             return null;
         }
         try (RawLocks raw = opened.get()) {
-            return measureFloor(raw, backend, strategy, config, progress);
+            return measureFloor(raw, backend, strategy, config, progress, meter);
         }
     }
 
-    private Counted measureFloor(RawLocks raw, Backend backend, String strategy, BenchConfig config, Progress progress)
-            throws Exception {
+    private Counted measureFloor(RawLocks raw, Backend backend, String strategy, BenchConfig config, Progress progress,
+            CostMeter meter) throws Exception {
         boolean blocking = floor() == Floor.BLOCKING;
         return counted(config, "floor", blocking ? raw.describeHandoff() : raw.describeCycle(), workload -> {
             raw.prepare(workload.allNames());
             progress.phase(label(backend, blocking ? "" : strategy, "floor"), config.timing().totalNanos());
             return ThreadCluster.run(workers(config), w -> Locker.raw(blocking ? raw.blockingSession() : raw.cycleSession()), workload,
-                    config.timing(), progress);
+                    config.timing(), progress, meter);
         });
     }
 
@@ -168,14 +177,15 @@ abstract class LockScenario implements Scenario {
      * Runs the backend's peers once, on the same workload as txlock: as many nodes, each worker on its node's client.
      * A peer's checker findings and lost updates are noted as its own ("violation: …"), not as txlock failures.
      */
-    private List<Measurement> measurePeers(Backend backend, BenchConfig config, Progress progress) throws Exception {
+    private List<Measurement> measurePeers(Backend backend, BenchConfig config, Progress progress, CostMeter meter)
+            throws Exception {
         List<Measurement> measured = new ArrayList<>();
         int workers = workers(config);
         for (Peer peer : backend.peers()) {
             Counted run = counted(config, peer.name(), peer.describe(), workload -> {
                 progress.phase(label(backend, "", peer.name()), config.timing().totalNanos());
                 try (Peer.Nodes nodes = peer.open(config.nodesFor(workers), workload)) {
-                    return ThreadCluster.run(workers, nodes::locker, workload, config.timing(), progress);
+                    return ThreadCluster.run(workers, nodes::locker, workload, config.timing(), progress, meter);
                 }
             });
             List<String> violations = new ArrayList<>();

@@ -35,7 +35,29 @@ final class MarkdownReport {
         bestPeers(md, report.results());
         md.append('\n');
         strategies(md, report.results());
+        costs(md, report.results());
         return md.toString();
+    }
+
+    /** The cost per operation, after the README's tables, under a heading of its own. */
+    private static void costs(StringBuilder md, List<ScenarioResult> results) {
+        List<List<String>> rows = CostTable.rows(results);
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.append("\n### ").append(CostTable.TITLE).append("\n\n")
+                .append("CPU of the bench JVM (with its worker JVMs) and of the server's processes, and what the server counted,")
+                .append(" over each measured window, per operation (keys: lock + unlock cycles; handoff: grants; counter: increments).\n\n")
+                .append("| ").append(String.join(" | ", CostTable.COLUMNS)).append(" |\n|")
+                .append("---|".repeat(CostTable.COLUMNS.size())).append('\n');
+        for (List<String> row : rows) {
+            md.append("| ").append(String.join(" | ", row)).append(" |\n");
+        }
+        List<String> notes = CostTable.notes(results);
+        if (!notes.isEmpty()) {
+            md.append("\nWhy a figure is \"-\", and what a count leaves out:\n\n");
+            notes.forEach(why -> md.append("- ").append(why).append('\n'));
+        }
     }
 
     private static void bestPeers(StringBuilder md, List<ScenarioResult> results) {

@@ -22,9 +22,17 @@ import org.HdrHistogram.Histogram;
  * @param verdict the checker's findings on every critical section of the run
  * @param counts other counts: timeouts, errors, lost updates, duplicates, deadlocks…
  * @param notes remarks for the report
+ * @param cost what the measured window cost in CPU and server requests
  */
 public record Measurement(String way, String describe, long ops, double seconds, double throughput, Latency latency,
-        Latency acquire, Latency handoff, Checker.Verdict verdict, Map<String, Long> counts, List<String> notes) implements Json.Derived {
+        Latency acquire, Latency handoff, Checker.Verdict verdict, Map<String, Long> counts, List<String> notes, Cost cost)
+        implements Json.Derived {
+
+    /** Figures whose cost was not measured. */
+    Measurement(String way, String describe, long ops, double seconds, double throughput, Latency latency,
+            Latency acquire, Latency handoff, Checker.Verdict verdict, Map<String, Long> counts, List<String> notes) {
+        this(way, describe, ops, seconds, throughput, latency, acquire, handoff, verdict, counts, notes, Cost.none("not measured"));
+    }
 
     /** The count of the most grants one worker got in the measured window. */
     static final String MOST_GRANTS = "grants per worker max";
@@ -74,7 +82,7 @@ public record Measurement(String way, String describe, long ops, double seconds,
         List<String> notes = new ArrayList<>();
         outcome.errorExamples().forEach(e -> notes.add("error: " + e));
         return new Measurement(way, describe, ops, seconds, ops / seconds, Latency.of(cycle), Latency.of(acquire),
-                handoffs(outcome.sections(), window), Checker.check(outcome.sections()), counts, notes);
+                handoffs(outcome.sections(), window), Checker.check(outcome.sections()), counts, notes, outcome.cost());
     }
 
     /**
@@ -136,12 +144,30 @@ public record Measurement(String way, String describe, long ops, double seconds,
         return fewest == 0 ? (count(MOST_GRANTS) == 0 ? Double.NaN : Double.POSITIVE_INFINITY) : (double) count(MOST_GRANTS) / fewest;
     }
 
-    /** @return the fields results.json adds: the grants max/min per worker */
+    /** @return the fields results.json adds: the grants max/min per worker, and the cost per operation */
     @Override
     public Map<String, Object> derived() {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("grantsMaxOverMin", fairness());
+        fields.put("benchCpuMicrosPerOp", benchCpuPerOp());
+        fields.put("serverCpuMicrosPerOp", serverCpuPerOp());
+        fields.put("requestsPerOp", requestsPerOp());
         return fields;
+    }
+
+    /** @return CPU of the bench JVM (and its worker JVMs) per operation of the measured window, in µs; NaN if unknown */
+    public double benchCpuPerOp() {
+        return Cost.perOp(cost.benchCpuNanos(), ops, 1000.0);
+    }
+
+    /** @return CPU of the server's processes per operation of the measured window, in µs; NaN if unknown */
+    public double serverCpuPerOp() {
+        return Cost.perOp(cost.serverCpuNanos(), ops, 1000.0);
+    }
+
+    /** @return the server's count ({@link Cost#requestUnit()}) per operation of the measured window; NaN if unknown */
+    public double requestsPerOp() {
+        return Cost.perOp(cost.requests(), ops, 1.0);
     }
 
     /** @return operations finished in the whole run, warm-up included: critical sections, or orders stored or refused */

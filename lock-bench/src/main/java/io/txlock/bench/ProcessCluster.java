@@ -63,15 +63,36 @@ final class ProcessCluster {
      */
     static ClusterOutcome run(Backend backend, String strategy, LockWorkload workload, int workers, int processes,
             Timing timing, boolean killHolder, Progress progress) throws Exception {
+        return run(backend, strategy, workload, workers, processes, timing, killHolder, progress, CostMeter.NONE);
+    }
+
+    /**
+     * {@link #run(Backend, String, LockWorkload, int, int, Timing, boolean, Progress)}, with what the measured window
+     * cost: the worker JVMs' CPU counts as the bench's.
+     *
+     * @param backend the backend; its namespace must stay open during the run
+     * @param strategy the strategy
+     * @param workload what the workers do
+     * @param workers how many workers in all
+     * @param processes how many worker JVMs; workers are spread round-robin
+     * @param timing warm-up and measured window (counted from the moment every JVM is ready)
+     * @param killHolder make a worker of the first JVM hang while holding a lock halfway through, and kill that JVM
+     * @param progress where to count operations
+     * @param meter reads the CPU and the server's requests at the start and the end of the measured window
+     * @return the sections and failures, with the kill report if one was asked for
+     * @throws Exception if a worker JVM could not start or failed
+     */
+    static ClusterOutcome run(Backend backend, String strategy, LockWorkload workload, int workers, int processes,
+            Timing timing, boolean killHolder, Progress progress, CostMeter meter) throws Exception {
         ProcessCluster cluster = new ProcessCluster(backend, strategy, workload, progress);
         try {
-            return cluster.execute(workers, Math.min(processes, workers), timing, killHolder);
+            return cluster.execute(workers, Math.min(processes, workers), timing, killHolder, meter);
         } finally {
             cluster.children.forEach(Child::destroy);
         }
     }
 
-    private ClusterOutcome execute(int workers, int processes, Timing timing, boolean killHolder) throws Exception {
+    private ClusterOutcome execute(int workers, int processes, Timing timing, boolean killHolder, CostMeter meter) throws Exception {
         backend.prepareWorkers(strategy);
         BackendSpec spec = backend.childSpec();
         for (int p = 0; p < processes; p++) {
@@ -89,11 +110,15 @@ final class ProcessCluster {
         Timing.Window window = timing.window(begin);
         long from = window.from();
         long to = window.to();
+        List<Long> pids = children.stream().map(c -> c.process.pid()).toList();
+        sleepUntil(from);
+        CostMeter.Sample start = meter.start(pids);
         if (killHolder) {
             sleepUntil(from + timing.duration().toNanos() / 2);
             children.get(0).send("HANG");
         }
         sleepUntil(to);
+        CostMeter.Sample end = meter.end(pids);
         if (killHolder) {
             awaitRecovery(to);
         }
@@ -114,7 +139,8 @@ final class ProcessCluster {
         } else if (killHolder) {
             error("no worker got a lock after HANG was sent, so no holder was killed");
         }
-        return new ClusterOutcome(all, timeouts.get(), errors.get(), new ArrayList<>(examples), from, to, kill);
+        return new ClusterOutcome(all, timeouts.get(), errors.get(), new ArrayList<>(examples), from, to, kill,
+                meter.between(start, end));
     }
 
     /** Waits (past the planned end, if need be) until someone else holds the killed holder's lock. */
@@ -168,7 +194,7 @@ final class ProcessCluster {
         return child;
     }
 
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
+    static void sleepUntil(long nanoTime) throws InterruptedException {
         long left;
         while ((left = nanoTime - System.nanoTime()) > 0) {
             TimeUnit.NANOSECONDS.sleep(Math.min(left, 50_000_000));

@@ -54,6 +54,38 @@ final class RedisBackend implements Backend {
         return new RedisBackend(spec, connections);
     }
 
+    /**
+     * Redis counts the commands it runs ({@code total_commands_processed} of {@code INFO stats}): those of its
+     * clients, and those a Lua script calls; an INFO counts once it has answered.
+     */
+    @Override
+    public ServerUsage openServerUsage() {
+        Jedis counting = connect();
+        ServerUsage.Counter counter = new ServerUsage.Counter() {
+            @Override
+            public long read() {
+                return counting.info("stats").lines().filter(l -> l.startsWith("total_commands_processed:"))
+                        .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).trim())).findFirst().orElseThrow();
+            }
+
+            @Override
+            public long ownRequests() {
+                return 1;
+            }
+
+            @Override
+            public String note() {
+                return "Redis counts each command it runs: a script's EVALSHA and each command the script calls";
+            }
+
+            @Override
+            public void close() {
+                counting.close();
+            }
+        };
+        return ServerUsage.ofServer("Redis", address.getHost(), address.getPort(), "commands", counter, null);
+    }
+
     static JedisClientConfig config() {
         return DefaultJedisClientConfig.builder().connectionTimeoutMillis(2_000).socketTimeoutMillis(5_000).build();
     }

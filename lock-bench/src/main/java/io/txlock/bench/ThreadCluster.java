@@ -29,6 +29,23 @@ final class ThreadCluster {
      */
     static ClusterOutcome run(int workers, LockerFactory lockers, LockWorkload workload, Timing timing, Progress progress)
             throws Exception {
+        return run(workers, lockers, workload, timing, progress, CostMeter.NONE);
+    }
+
+    /**
+     * {@link #run(int, LockerFactory, LockWorkload, Timing, Progress)}, with what the measured window cost.
+     *
+     * @param workers how many workers
+     * @param lockers each worker's locker, created before the clock starts
+     * @param workload what the workers do
+     * @param timing warm-up and measured window
+     * @param progress where to count operations
+     * @param meter reads the CPU and the server's requests at the start and the end of the measured window
+     * @return the sections, failures and cost
+     * @throws Exception if a locker could not be created
+     */
+    static ClusterOutcome run(int workers, LockerFactory lockers, LockWorkload workload, Timing timing, Progress progress,
+            CostMeter meter) throws Exception {
         Queue<CriticalSection> sections = new ConcurrentLinkedQueue<>();
         AtomicLong timeouts = new AtomicLong();
         AtomicLong errors = new AtomicLong();
@@ -75,6 +92,10 @@ final class ThreadCluster {
             threads.add(t);
         }
         threads.forEach(Thread::start);
+        ProcessCluster.sleepUntil(from);
+        CostMeter.Sample start = meter.start(List.of());
+        ProcessCluster.sleepUntil(to);
+        CostMeter.Sample end = meter.end(List.of());
         long joinBy = to + workload.waitTime().toNanos() + 30_000_000_000L;
         for (Thread t : threads) {
             while (t.isAlive()) {
@@ -86,6 +107,7 @@ final class ThreadCluster {
                 t.join(Math.max(1, Math.min(left / 1_000_000, 1000)));
             }
         }
-        return new ClusterOutcome(new ArrayList<>(sections), timeouts.get(), errors.get(), new ArrayList<>(examples), from, to, null);
+        return new ClusterOutcome(new ArrayList<>(sections), timeouts.get(), errors.get(), new ArrayList<>(examples), from, to, null,
+                meter.between(start, end));
     }
 }

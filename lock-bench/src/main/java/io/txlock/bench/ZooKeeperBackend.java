@@ -86,6 +86,36 @@ final class ZooKeeperBackend implements Backend {
         return BackendKind.ZOOKEEPER;
     }
 
+    /**
+     * The embedded server runs in this JVM; it counts the packets it receives (requests and pings) in its JMX bean.
+     * A server given by {@code --zookeeper} is not read.
+     */
+    @Override
+    public ServerUsage openServerUsage() {
+        if (server == null) {
+            return ServerUsage.none("ZooKeeper at " + connect + " is not read");
+        }
+        javax.management.MBeanServer beans = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        javax.management.ObjectName bean;
+        try {
+            bean = new javax.management.ObjectName("org.apache.ZooKeeperService:name0=StandaloneServer_port" + server.getPort());
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new IllegalStateException(e);
+        }
+        ServerUsage.Counter counter = new ServerUsage.Counter() {
+            @Override
+            public long read() throws Exception {
+                return ((Number) beans.getAttribute(bean, "PacketsReceived")).longValue();
+            }
+
+            @Override
+            public String note() {
+                return "ZooKeeper counts the packets it receives: requests and the sessions' pings";
+            }
+        };
+        return ServerUsage.embedded("embedded ZooKeeper", "packets", counter, null);
+    }
+
     @Override
     public String describe() {
         return "ZooKeeper " + (server != null ? "server " + org.apache.zookeeper.Version.getFullVersion().split(",")[0]
