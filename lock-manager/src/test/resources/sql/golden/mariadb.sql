@@ -306,38 +306,6 @@ SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LA
   expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
 
--- takeOverIfUnqueued (wait 0 ms)
-BEGIN NOT ATOMIC
-  DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
-  DECLARE granted BIGINT DEFAULT NULL;
-  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
-    SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
-      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
-      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-    IF ROW_COUNT() = 1 THEN
-      SET granted = LAST_INSERT_ID();
-    END IF;
-  END IF;
-  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
-END;
-
--- takeOverIfUnqueued (wait 1500 ms)
-BEGIN NOT ATOMIC
-  DECLARE queue VARCHAR(64) DEFAULT SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256);
-  DECLARE granted BIGINT DEFAULT NULL;
-  IF IS_FREE_LOCK(queue) = 1 OR IS_USED_LOCK(queue) = CONNECTION_ID() THEN
-    SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
-      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
-      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-    IF ROW_COUNT() = 1 THEN
-      SET granted = LAST_INSERT_ID();
-    END IF;
-  END IF;
-  SELECT granted FROM DUAL WHERE granted IS NOT NULL;
-END;
-
 -- takeOverUnqueued (wait 0 ms)
 SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
   owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),

@@ -236,7 +236,7 @@ final class FairQueue {
     /** Releases a grant won outside the queue where releases wake the head: one statement. */
     void releaseWaking(JdbcGrant g) {
         Statements st = db.statements();
-        long freed = db.autoCommitted(c -> SqlSession.of(c).queryLong(st.releaseWaking(lease.releaseRow(st)), g.name(),
+        long freed = db.autoCommitted(c -> JdbcSession.autoCommitting(c).queryLong(st.releaseWaking(lease.releaseRow(st)), g.name(),
                 g.fencingToken(), g.ownerId()).orElse(0), "release '" + g.name() + "'");
         if (freed == 0) {
             throw RowLease.notHeld(g, g.ownerId());

@@ -270,23 +270,24 @@ abstract class InnoDbStatements extends Statements {
 
     @Override
     String queueLock(Duration wait) {
-        return sql("SELECT IF(GET_LOCK(" + queueKey("?") + ", " + userLockWait(Math.max(0, waitMillis(wait))) + ") = 1, '', NULL)");
+        return rendered("queueLock", wait,
+                w -> sql("SELECT IF(GET_LOCK(" + queueKey("?") + ", " + userLockWait(Math.max(0, waitMillis(w))) + ") = 1, '', NULL)"));
     }
 
     @Override
     String queueUnlock() {
-        return sql("SELECT RELEASE_LOCK(" + queueKey("?") + ")");
+        return rendered("queueUnlock", null, () -> sql("SELECT RELEASE_LOCK(" + queueKey("?") + ")"));
     }
 
     @Override
     String selectStateUnqueued() {
-        return sql("""
+        return rendered("selectStateUnqueued", null, () -> sql("""
                 SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
                   CASE WHEN txlock_queue.free THEN TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000
                     ELSE GREATEST(0, TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000) END
                 FROM {table}, (SELECT %s AS free
                   FROM (SELECT %s AS k) AS txlock_key) AS txlock_queue
-                WHERE name = ?""".formatted(unqueued("txlock_key.k"), queueKey("?")));
+                WHERE name = ?""".formatted(unqueued("txlock_key.k"), queueKey("?"))));
     }
 
     @Override

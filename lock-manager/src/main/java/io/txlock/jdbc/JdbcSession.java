@@ -32,6 +32,16 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
         }
     }
 
+    /**
+     * @param c a connection the provider borrowed for a short transaction of its own, never a caller's
+     * @return a session that keeps its prepared statements on the connection ({@link #reusing}) where the connection is
+     *     in auto-commit mode, as each statement then commits itself and no uncommitted work can go back to the pool
+     *     unseen by its handle; else one that prepares every statement through the pool's handle
+     */
+    static JdbcSession autoCommitting(Connection c) throws SQLException {
+        return c.getAutoCommit() ? reusing(c) : new JdbcSession(c);
+    }
+
     private PreparedStatement prepare(String sql, Object... params) throws SQLException {
         return reused == null ? Statements.prepare(connection, sql, params) : reusedWhileOpen().prepare(sql, params);
     }
@@ -175,7 +185,8 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
 
     @Override
     public OptionalLong queryLongOfLast(String statements, Object... params) throws SQLException {
-        try (PreparedStatement ps = Statements.prepare(connection, statements, params)) {
+        PreparedStatement ps = prepare(statements, params);
+        try {
             OptionalLong last = OptionalLong.empty();
             boolean rows = ps.execute();
             while (rows || ps.getUpdateCount() != -1) {
@@ -187,6 +198,8 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
                 rows = ps.getMoreResults();
             }
             return last;
+        } finally {
+            done(ps);
         }
     }
 

@@ -88,32 +88,32 @@ final class MySqlStatements extends InnoDbStatements {
      *     parameter: name
      */
     String tokenInsertUnqueued() {
-        return sql("""
+        return rendered("tokenInsertUnqueued", null, () -> sql("""
                 INSERT INTO {table}_token (id)
                 SELECT NULL FROM (SELECT %s AS k) AS txlock_key
-                WHERE %s""".formatted(queueKey("?"), unqueued("txlock_key.k")));
+                WHERE %s""".formatted(queueKey("?"), unqueued("txlock_key.k"))));
     }
 
     /** {@link #takeOver} gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */
     @Override
     String takeOverUnqueued(Duration wait) {
-        return sql("""
+        return rendered("takeOverUnqueued", null, () -> sql("""
                 UPDATE {table} SET version = ?, state = 'HELD', owner_host = ?, owner_id = ?, hold_count = 1,
                   acquired_at = UTC_TIMESTAMP(6), expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
                   updated_at = UTC_TIMESTAMP(6)
                 WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))
-                  AND (%s)""".formatted(unqueued(queueKey("name"))));
+                  AND (%s)""".formatted(unqueued(queueKey("name")))));
     }
 
     /** {@link #insertHeld} gated as {@link #selectStateUnqueued()}: the queue's user lock is free, or this session's. */
     @Override
     String insertHeldUnqueued(Duration wait) {
-        return sql("""
+        return rendered("insertHeldUnqueued", null, () -> sql("""
                 INSERT IGNORE INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
                 SELECT ?, ?, 'HELD', ?, ?, 1, UTC_TIMESTAMP(6), TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)),
                   UTC_TIMESTAMP(6)
                 FROM (SELECT %s AS k) AS txlock_key
-                WHERE %s""".formatted(queueKey("?"), unqueued("txlock_key.k")));
+                WHERE %s""".formatted(queueKey("?"), unqueued("txlock_key.k"))));
     }
 
     /**

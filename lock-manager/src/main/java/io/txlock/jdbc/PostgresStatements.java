@@ -91,7 +91,7 @@ final class PostgresStatements extends Statements {
      * @return the insert and its retoken; parameters: name, owner host, owner id, lease in milliseconds, name
      */
     String insertHeldAndRetoken(Duration wait) {
-        return insertAndRetoken(insertHeld(wait));
+        return rendered("insertHeldAndRetoken", wait, w -> insertAndRetoken(insertHeld(w)));
     }
 
     /**
@@ -101,7 +101,7 @@ final class PostgresStatements extends Statements {
      * @return the insert and its retoken; parameters: name, owner host, owner id, lease in milliseconds, name, name
      */
     String insertHeldUnqueuedAndRetoken(Duration wait) {
-        return insertAndRetoken(insertHeldUnqueued(wait));
+        return rendered("insertHeldUnqueuedAndRetoken", wait, w -> insertAndRetoken(insertHeldUnqueued(w)));
     }
 
     private String insertAndRetoken(String insert) {
@@ -118,7 +118,7 @@ final class PostgresStatements extends Statements {
      */
     @Override
     String insertHeldUnqueued(Duration wait) {
-        return waiting(wait, """
+        return rendered("insertHeldUnqueued", wait, w -> waiting(w, """
                 INSERT INTO {table} (version, name, state, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at)
                 SELECT txlock_token.version, ?, 'HELD', ?, ?, 1, clock_timestamp(),
                   (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), clock_timestamp()
@@ -126,7 +126,7 @@ final class PostgresStatements extends Statements {
                   (SELECT nextval('{table}_token_seq') AS version, pg_try_advisory_xact_lock(%s) AS queue_free) AS txlock_token
                 WHERE txlock_token.queue_free
                 ON CONFLICT (name) DO NOTHING
-                RETURNING version""".formatted(queueKey("?")));
+                RETURNING version""".formatted(queueKey("?"))));
     }
 
     /** On a JDBC connection in one round trip ({@link #insertHeldAndRetoken}); native queries take two. */
@@ -364,28 +364,28 @@ final class PostgresStatements extends Statements {
      */
     @Override
     String takeOverUnqueued(Duration wait) {
-        return waiting(wait, """
+        return rendered("takeOverUnqueued", wait, w -> waiting(w, """
                 UPDATE {table} SET version = nextval('{table}_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
                   hold_count = 1, acquired_at = clock_timestamp(),
                   expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
                 FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
                 WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp()) AND pg_try_advisory_xact_lock(%s)
-                RETURNING version""".formatted(queueKey("name")));
+                RETURNING version""".formatted(queueKey("name"))));
     }
 
     /** A session advisory lock on the queue key, waiting up to {@code lock_timeout}; returns the channel name. */
     @Override
     String queueLock(Duration wait) {
-        return waiting(wait, """
+        return rendered("queueLock", wait, w -> waiting(w, """
                 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT %s AS k) AS txlock_key,
                   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
                     FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait) AS txlock_queued"""
-                .formatted(queueKey("?")));
+                .formatted(queueKey("?"))));
     }
 
     @Override
     String queueUnlock() {
-        return sql("SELECT pg_advisory_unlock(" + queueKey("?") + ")");
+        return rendered("queueUnlock", null, () -> sql("SELECT pg_advisory_unlock(" + queueKey("?") + ")"));
     }
 
     /**
@@ -396,7 +396,7 @@ final class PostgresStatements extends Statements {
      */
     @Override
     String queueLockAndTakeOver(Duration wait) {
-        return queueLock(wait) + ";\n" + takeOver(wait);
+        return rendered("queueLockAndTakeOver", wait, w -> queueLock(w) + ";\n" + takeOver(w));
     }
 
     /**
@@ -407,14 +407,14 @@ final class PostgresStatements extends Statements {
      */
     @Override
     String freeLeavingQueue() {
-        return sql("""
+        return rendered("freeLeavingQueue", null, () -> sql("""
                 WITH txlock_freed AS (
                 %s
                 RETURNING name)
                 SELECT (SELECT count(*) FROM txlock_freed) FROM %s, (SELECT %s AS k) AS txlock_key,
                   LATERAL (SELECT pg_advisory_unlock(txlock_key.k)
                     FROM (SELECT pg_advisory_xact_lock(txlock_key.k)) AS txlock_until_commit) AS txlock_left"""
-                .formatted(free().strip(), RELEASE_WITHOUT_FLUSH, queueKey("?")));
+                .formatted(free().strip(), RELEASE_WITHOUT_FLUSH, queueKey("?"))));
     }
 
     /**
@@ -432,12 +432,12 @@ final class PostgresStatements extends Statements {
      */
     @Override
     String selectStateUnqueued() {
-        return sql("""
+        return rendered("selectStateUnqueued", null, () -> sql("""
                 SELECT version, CASE WHEN txlock_queue.free THEN state ELSE 'HELD' END,
                   CASE WHEN txlock_queue.free THEN CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)
                     ELSE GREATEST(0, CAST(EXTRACT(EPOCH FROM (expires_at - clock_timestamp())) * 1000 AS BIGINT)) END
                 FROM {table}, (SELECT pg_try_advisory_xact_lock(%s) AS free) AS txlock_queue
-                WHERE name = ?""".formatted(queueKey("?")));
+                WHERE name = ?""".formatted(queueKey("?"))));
     }
 
     /**
@@ -446,14 +446,14 @@ final class PostgresStatements extends Statements {
      */
     @Override
     String releaseWaking(String release) {
-        return sql("""
+        return rendered("releaseWaking", release, () -> sql("""
                 WITH txlock_freed AS (
                 %s
                 RETURNING name)
                 SELECT count(*) FROM %s, txlock_freed LEFT JOIN LATERAL (
                   SELECT pg_notify('txlock_' || to_hex(txlock_key.k), '') FROM (SELECT %s AS k) AS txlock_key
                   WHERE NOT pg_try_advisory_xact_lock(txlock_key.k)) AS txlock_woken ON true""".formatted(release.strip(),
-                RELEASE_WITHOUT_FLUSH, queueKey("txlock_freed.name")));
+                RELEASE_WITHOUT_FLUSH, queueKey("txlock_freed.name"))));
     }
 
     /** Sets {@code lock_timeout} to {@code ?} for the rest of the transaction, returning the previous setting. */
@@ -488,7 +488,7 @@ final class PostgresStatements extends Statements {
     }
 
     private String waiting(Duration wait, String text) {
-        return sql(text).replace("{lock_timeout}", "'" + lockTimeout(wait) + "'");
+        return rendered(text, wait, w -> sql(text).replace("{lock_timeout}", "'" + lockTimeout(w) + "'"));
     }
 
     private static String lockTimeout(Duration wait) {

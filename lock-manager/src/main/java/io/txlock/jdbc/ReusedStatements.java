@@ -22,22 +22,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class ReusedStatements {
 
-    /** The most statements kept per connection; the least recently used one is closed beyond it. */
+    /** The most statements kept per connection, of each kind (generated keys read or not); the least recently used one is closed beyond it. */
     static final int PER_CONNECTION = 32;
 
     private static final ConcurrentHashMap<Connection, ReusedStatements> BY_CONNECTION = new ConcurrentHashMap<>();
     private static volatile int purgeAt = 64;
 
-    private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
-            if (size() <= PER_CONNECTION) {
-                return false;
-            }
-            closeQuietly(eldest.getValue());
-            return true;
-        }
-    };
+    private final Map<String, PreparedStatement> statements = leastRecentlyUsedClosed();
+    /** The statements whose generated keys are read, by their SQL. */
+    private final Map<String, PreparedStatement> returningKeys = leastRecentlyUsedClosed();
     private final Connection connection;
 
     private ReusedStatements(Connection connection) {
@@ -87,9 +80,25 @@ final class ReusedStatements {
         return BY_CONNECTION.size();
     }
 
-    /** @return the statements kept now, by their SQL (for tests) */
+    /** @return the statements kept now, by their SQL, those whose generated keys are read marked so (for tests) */
     Map<String, PreparedStatement> kept() {
-        return Map.copyOf(statements);
+        Map<String, PreparedStatement> kept = new java.util.HashMap<>(statements);
+        returningKeys.forEach((sql, ps) -> kept.put("-- generated keys\n" + sql, ps));
+        return Map.copyOf(kept);
+    }
+
+    /** @return a map of statements that closes its least recently used one beyond {@link #PER_CONNECTION} */
+    private static Map<String, PreparedStatement> leastRecentlyUsedClosed() {
+        return new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, PreparedStatement> eldest) {
+                if (size() <= PER_CONNECTION) {
+                    return false;
+                }
+                closeQuietly(eldest.getValue());
+                return true;
+            }
+        };
     }
 
     /**
@@ -114,11 +123,10 @@ final class ReusedStatements {
      * {@link #prepare}, for a statement whose generated keys are read ({@link java.sql.Statement#RETURN_GENERATED_KEYS})
      */
     PreparedStatement prepareReturningKeys(String sql, Object... params) throws SQLException {
-        String key = "-- generated keys\n" + sql;
-        PreparedStatement ps = statements.get(key);
+        PreparedStatement ps = returningKeys.get(sql);
         if (ps == null || ps.isClosed()) {
             ps = connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS);
-            statements.put(key, ps);
+            returningKeys.put(sql, ps);
         }
         CancellableStatements.track(ps, false);
         Statements.bind(ps, 1, params);

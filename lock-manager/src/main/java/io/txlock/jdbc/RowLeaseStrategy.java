@@ -8,9 +8,11 @@ import java.util.Optional;
 
 /**
  * {@link RowLease} on the JDBC provider's connections. In LEASE scope every statement commits at once, so no row
- * lock outlives a statement, and a waiter that found the row held waits in the name's {@link FairQueue} where the
- * database has one (a node that let go of the name through its queue lately goes there at once); in TRANSACTION scope the statements join the caller's transaction, and waiters block on its row
- * lock (bounded by their wait) until it ends.
+ * lock outlives a statement, the provider's own connections in auto-commit mode keep the statements prepared
+ * ({@link JdbcSession#autoCommitting}), and a waiter that found the row held waits in the name's {@link FairQueue}
+ * where the database has one (a node that let go of the name through its queue lately goes there at once); in
+ * TRANSACTION scope the statements join the caller's transaction, and waiters block on its row lock (bounded by their
+ * wait) until it ends.
  */
 final class RowLeaseStrategy implements LockStrategy {
 
@@ -27,14 +29,15 @@ final class RowLeaseStrategy implements LockStrategy {
     @Override
     public Attempt tryAcquire(LockRequest r) {
         LockTableSql sql = db.sql();
-        JdbcAccess.SqlWork<Attempt> attempt = c -> lease.attempt(SqlSession.of(c), sql, r, RowLeaseStrategy::grant);
         if (r.transactional()) {
-            return db.onExistingRowInCallerTransaction(r.name(), attempt, "acquire '" + r.name() + "' in the caller's transaction");
+            return db.onExistingRowInCallerTransaction(r.name(), c -> lease.attempt(SqlSession.of(c), sql, r, RowLeaseStrategy::grant),
+                    "acquire '" + r.name() + "' in the caller's transaction");
         }
         if (queue.queues(r) && queue.leftLately(r.name())) {
             return queue.await(r, Attempt.held());
         }
-        Attempt first = db.autoCommitted(attempt, "acquire '" + r.name() + "'");
+        Attempt first = db.autoCommitted(c -> lease.attempt(JdbcSession.autoCommitting(c), sql, r, RowLeaseStrategy::grant),
+                "acquire '" + r.name() + "'");
         return first.isGranted() || !queue.queues(r) ? first : queue.await(r, first);
     }
 
@@ -45,7 +48,7 @@ final class RowLeaseStrategy implements LockStrategy {
     @Override
     public void renew(JdbcGrant g, Duration duration) {
         db.autoCommitted(c -> {
-            lease.renew(SqlSession.of(c), db.sql(), g, g.ownerId(), duration);
+            lease.renew(JdbcSession.autoCommitting(c), db.sql(), g, g.ownerId(), duration);
             return null;
         }, "renew '" + g.name() + "'");
     }
@@ -60,7 +63,7 @@ final class RowLeaseStrategy implements LockStrategy {
             return;
         }
         db.autoCommitted(c -> {
-            lease.release(SqlSession.of(c), db.sql(), g, g.ownerId());
+            lease.release(JdbcSession.autoCommitting(c), db.sql(), g, g.ownerId());
             return null;
         }, "release '" + g.name() + "'");
     }

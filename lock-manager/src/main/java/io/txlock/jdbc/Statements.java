@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The SQL of one dialect for one lock table, and how to run it. This class declares which statements there are (the
@@ -79,6 +81,48 @@ abstract class Statements {
                 rendered.put(text, sql);
             }
         }
+        return sql;
+    }
+
+    /** The most statements {@link #rendered} keeps: once full, it starts afresh, and the texts in use come back at once. */
+    private static final int RENDERED_COMPOSED = 256;
+
+    /** A statement composed of parts, or bounding its waits, by name, argument and wait in milliseconds. */
+    private record Composed(String statement, String argument, long waitMillis) {
+    }
+
+    /** Statement texts composed of parts ({@link #rendered}): a text is composed once, not at every use. */
+    private final ConcurrentHashMap<Composed, String> composed = new ConcurrentHashMap<>();
+
+    /**
+     * @param statement the statement's name, unique in its dialect
+     * @param wait the wait written into the text
+     * @param render composes the text for a wait: called once per wait in milliseconds ({@link #waitMillis})
+     * @return the text, composed once per wait
+     */
+    final String rendered(String statement, Duration wait, Function<Duration, String> render) {
+        Composed key = new Composed(statement, null, waitMillis(wait));
+        String sql = composed.get(key);
+        return sql != null ? sql : keep(key, render.apply(wait));
+    }
+
+    /**
+     * @param statement the statement's name, unique in its dialect
+     * @param argument the statement text it is composed of, if any
+     * @param render composes the text: called once per argument
+     * @return the text, composed once
+     */
+    final String rendered(String statement, String argument, Supplier<String> render) {
+        Composed key = new Composed(statement, argument, Long.MIN_VALUE);
+        String sql = composed.get(key);
+        return sql != null ? sql : keep(key, render.get());
+    }
+
+    private String keep(Composed key, String sql) {
+        if (composed.size() >= RENDERED_COMPOSED) {
+            composed.clear();
+        }
+        composed.put(key, sql);
         return sql;
     }
 
@@ -407,9 +451,17 @@ abstract class Statements {
     /** Whether {@link #readState(SqlSession, io.txlock.spi.LockRequest)} may use {@link #selectStateUnqueued()}. */
     private boolean queueGate = true;
 
+    /** Whether waiters of the row strategies can queue in this database: known after the first {@link #queues()}. */
+    private Boolean queues;
+
     /** @return whether waiters of the row strategies can queue in this database */
     final boolean queues() {
-        return queueLock(Duration.ZERO) != null;
+        Boolean known = queues;
+        if (known == null) {
+            known = queueLock(Duration.ZERO) != null;
+            queues = known;
+        }
+        return known;
     }
 
     /**

@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A lock held on a connection of the provider's own (SELECT_FOR_UPDATE in LEASE scope, ADVISORY) prepares its
+ * A lock held on a connection of the provider's own (SELECT_FOR_UPDATE in LEASE scope, ADVISORY), and a row lease's
+ * statements in LEASE scope (OPTIMISTIC_VERSION, UNIQUE_INSERT, on connections in auto-commit mode), prepare their
  * statements once per pooled connection: the next borrower of the connection runs the same prepared statements
  * again, instead of having the driver (and H2, which caches no locking read) parse them anew at every acquire.
  */
@@ -30,7 +31,8 @@ class ReusedStatementsTest {
     static Stream<Arguments> ownConnectionStrategies() {
         List<Arguments> all = new ArrayList<>();
         for (JdbcSetup setup : JdbcSetup.values()) {
-            for (Strategy strategy : List.of(Strategy.SELECT_FOR_UPDATE, Strategy.ADVISORY)) {
+            for (Strategy strategy : List.of(Strategy.SELECT_FOR_UPDATE, Strategy.ADVISORY, Strategy.OPTIMISTIC_VERSION,
+                    Strategy.UNIQUE_INSERT)) {
                 if (setup.dialect.strategies().contains(strategy)) {
                     all.add(Arguments.of(setup, strategy));
                 }
