@@ -16,9 +16,13 @@ end
 
 -- Gives the lock to a claim, with the fencing token max(last token + 1, server time in microseconds): it grows
 -- across holders and keeps growing when a server without persistence restarts with an empty counter (one key per
--- prefix). Returns the lock's value, "<token> <since ms> <claim>".
-local function grant(lock_key, fence_key, claim, lease_ms, micros)
-  local token = math.max(tonumber(redis.call('GET', fence_key) or 0) + 1, micros)
+-- prefix). last_token: the counter's value if the caller read it, else nil. Returns the lock's value,
+-- "<token> <since ms> <claim>".
+local function grant(lock_key, fence_key, claim, lease_ms, micros, last_token)
+  if last_token == nil then
+    last_token = redis.call('GET', fence_key)
+  end
+  local token = math.max(tonumber(last_token or 0) + 1, micros)
   local value = string.format('%.0f %.0f ', token, math.floor(micros / 1000)) .. claim
   redis.call('SET', lock_key, value, 'PX', lease_ms)
   redis.call('SET', fence_key, string.format('%.0f', token))
@@ -56,22 +60,23 @@ end
 -- grants it to the first live waiter, with that waiter's lease, and pushes the lock's value on that waiter's own
 -- list, which wakes that waiter alone. The waiter holds the lock from here on, whether or not it still waits on its
 -- list. Drops the expired places before it. Returns whether it granted the lock (its key then holds the new grant).
+-- micros: the server's time if the caller has it, else nil; it is read only when someone waits.
 local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros, known_free)
   if not known_free and redis.call('EXISTS', lock_key) == 1 then
     return false
   end
-  local now_ms = math.floor(micros / 1000)
   while true do
     local head = redis.call('LPOP', queue_key)
     if not head then
       return false
     end
+    micros = micros or now_micros()
     local entry = redis.call('HGET', waiters_key, head)
     redis.call('HDEL', waiters_key, head)
     if entry then
       local expires, lease, handed = string.match(entry, '^(%d+) (%d+) (.+)$')
-      if tonumber(expires) > now_ms then
-        redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros))
+      if tonumber(expires) > math.floor(micros / 1000) then
+        redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros, nil))
         redis.call('PEXPIRE', handed, lease)
         return true
       end
