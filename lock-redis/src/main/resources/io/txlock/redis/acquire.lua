@@ -9,8 +9,7 @@
 -- owner out. A key holding this very claim was handed to this attempt while it waited.
 -- Returns {1, value} when granted, {0, pttl of the holder} when not (the attempt is queued if ARGV[3] > 0).
 local micros = now_micros()
-local read = redis.call('MGET', KEYS[1], KEYS[2])
-local current, last_token = read[1], read[2]
+local current = redis.call('GET', KEYS[1])
 if current then
   local holder = claim_of(current)
   if holder == ARGV[2] then
@@ -28,7 +27,7 @@ if not current then
     if head then
       pop_head(KEYS[3], KEYS[4], head)
     end
-    return {1, grant(KEYS[1], KEYS[2], ARGV[2], ARGV[1], micros, last_token)}
+    return {1, grant(KEYS[1], KEYS[2], ARGV[2], ARGV[1], micros)}
   end
   -- free, and another waiter's turn (its predecessor's lease ran out, or the predecessor left): hand it over
   hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], micros, true)

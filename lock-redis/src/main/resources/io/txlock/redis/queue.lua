@@ -16,13 +16,9 @@ end
 
 -- Gives the lock to a claim, with the fencing token max(last token + 1, server time in microseconds): it grows
 -- across holders and keeps growing when a server without persistence restarts with an empty counter (one key per
--- prefix). last_token: the counter's value if the caller read it, else nil. Returns the lock's value,
--- "<token> <since ms> <claim>".
-local function grant(lock_key, fence_key, claim, lease_ms, micros, last_token)
-  if last_token == nil then
-    last_token = redis.call('GET', fence_key)
-  end
-  local token = math.max(tonumber(last_token or 0) + 1, micros)
+-- prefix). Returns the lock's value, "<token> <since ms> <claim>".
+local function grant(lock_key, fence_key, claim, lease_ms, micros)
+  local token = math.max(tonumber(redis.call('GET', fence_key) or 0) + 1, micros)
   local value = string.format('%.0f %.0f ', token, math.floor(micros / 1000)) .. claim
   redis.call('SET', lock_key, value, 'PX', lease_ms)
   redis.call('SET', fence_key, string.format('%.0f', token))
@@ -76,7 +72,7 @@ local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros, kno
     if entry then
       local expires, lease, handed = string.match(entry, '^(%d+) (%d+) (.+)$')
       if tonumber(expires) > math.floor(micros / 1000) then
-        redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros, nil))
+        redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros))
         redis.call('PEXPIRE', handed, lease)
         return true
       end

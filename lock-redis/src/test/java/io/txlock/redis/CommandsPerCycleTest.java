@@ -15,15 +15,16 @@ import redis.clients.jedis.Jedis;
 
 /**
  * What an uncontended lock + unlock cycle asks of the server, counted by a private server's {@code INFO commandstats}
- * (a script's EVALSHA and every command it calls): the acquire script reads the clock (the token), the lock and the
- * counter in one MGET, the queue's head, and writes the lock and the counter; the release script reads the lock,
- * finds the queue empty and deletes the lock, without reading the clock.
+ * (a script's EVALSHA and every command it calls): the acquire script reads the clock (the token), the lock, the
+ * queue's head and the counter, and writes the lock and the counter; the release script reads the lock, finds the
+ * queue empty and deletes the lock, without reading the clock. (Reading lock and counter in one MGET would save one
+ * more, but MGET is not among the commands the README's ACL grants.)
  */
 class CommandsPerCycleTest {
 
     private static final int CYCLES = 20;
     private static final Map<String, Long> ONE_CYCLE = Map.of(
-            "evalsha", 2L, "time", 1L, "mget", 1L, "get", 1L, "lindex", 1L, "set", 2L, "lpop", 1L, "del", 1L);
+            "evalsha", 2L, "time", 1L, "get", 3L, "lindex", 1L, "set", 2L, "lpop", 1L, "del", 1L);
 
     private RedisServer server;
     private LockManager locks;
@@ -42,14 +43,14 @@ class CommandsPerCycleTest {
     }
 
     @Test
-    void aCycleThatMayWaitSendsTenCommandsAndNoneThatWaits() {
+    void aCycleThatMayWaitSendsElevenCommandsAndNoneThatWaits() {
         LockOptions mayWait = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(30))
                 .withLease(Duration.ofSeconds(10));
         assertThat(commandsOf(() -> locks.acquire("job", mayWait).release())).isEqualTo(perCycles());
     }
 
     @Test
-    void aCycleThatMayNotWaitSendsTheSameTenCommands() {
+    void aCycleThatMayNotWaitSendsTheSameElevenCommands() {
         LockOptions noWait = LockOptions.defaults().withScope(LockScope.LEASE).withLease(Duration.ofSeconds(10));
         assertThat(commandsOf(() -> locks.tryAcquire("job", noWait).orElseThrow().release())).isEqualTo(perCycles());
     }
