@@ -7,6 +7,7 @@ import io.txlock.spi.LockRequest;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -87,14 +88,15 @@ final class FairWait {
     private Attempt queueAndWait(LockRequest request, long wait, HandOff handOff) {
         long deadline = System.nanoTime() + wait;
         String claim = LockValue.newClaim(request.owner());
-        String handedKey = keys.handedKey(claim);
+        List<String> waiterKeys = keys.waiterKeys(request.name(), claim);
+        String handedKey = KeySpace.handedKeyOf(waiterKeys);
         Cancellation.Registration cancel = null;
         boolean mayBeQueued = false;
         boolean granted = false;
         try {
             while (true) {
                 mayBeQueued = true;
-                Attempt attempt = redlock.tryAcquire(request, claim, placeMillis);
+                Attempt attempt = redlock.tryAcquire(request, claim, waiterKeys, placeMillis);
                 queuedLooks.incrementAndGet();
                 if (attempt.isGranted()) {
                     granted = true;
@@ -114,7 +116,8 @@ final class FairWait {
                 if (handed != null) {
                     granted = true;
                     handedByList.incrementAndGet();
-                    return Attempt.granted(handedGrant(request.name(), claim, handed));
+                    return Attempt.granted(new RedisGrant(request.name(), KeySpace.scriptKeysOf(waiterKeys),
+                            LockValue.tokenOf(handed), claim, THE_MASTER));
                 }
                 if (ended(request, handOff) || deadline - System.nanoTime() <= 0) {
                     return Attempt.held();
@@ -125,7 +128,7 @@ final class FairWait {
                 cancel.close();
             }
             if (!granted && mayBeQueued) {
-                leave(request.name(), claim);
+                leave(request.name(), waiterKeys, claim);
             }
         }
     }
@@ -163,15 +166,10 @@ final class FairWait {
         return handedByList.get();
     }
 
-    private RedisGrant handedGrant(String name, String claim, String value) {
-        LockValue parsed = LockValue.parse(value);
-        return new RedisGrant(name, keys.lockKey(name), parsed.token(), claim, THE_MASTER);
-    }
-
     /** Gives up a place, at once; if that fails, the place expires within four rechecks. */
-    private void leave(String name, String claim) {
+    private void leave(String name, List<String> waiterKeys, String claim) {
         try {
-            if (master.leave(keys.waiterKeys(name, claim), claim)) {
+            if (master.leave(waiterKeys, claim)) {
                 log.debug("'{}' was handed to a waiter that gave up; passed on to the next", name);
             }
         } catch (LockBackendException e) {

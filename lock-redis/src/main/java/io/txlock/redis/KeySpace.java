@@ -87,6 +87,16 @@ record KeySpace(String prefix) {
         return List.of(lockKey(name), fenceKey(), queueKey(name), waitersKey(name), handedKey(claim));
     }
 
+    /** @return the attempt's own list, the last of {@link #waiterKeys} */
+    static String handedKeyOf(List<String> waiterKeys) {
+        return waiterKeys.get(4);
+    }
+
+    /** @return the {@link #scriptKeys} that {@link #waiterKeys} start with */
+    static List<String> scriptKeysOf(List<String> waiterKeys) {
+        return waiterKeys.subList(0, 4);
+    }
+
     String releaseChannel(String name) {
         return prefix + "released:" + name;
     }

@@ -5,6 +5,7 @@ import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What a lock key holds: {@code "<token> <since ms> <claim>"}, where the claim is
@@ -14,9 +15,46 @@ import java.util.UUID;
  */
 record LockValue(long token, long sinceMillis, String grantId, String host, String ownerId) {
 
-    /** @return a new claim for one attempt of {@code owner}: {@code "<grant id> <url-encoded host> <owner id>"} */
+    /** This JVM's random part of every grant id: grant ids of different JVMs differ in it. */
+    private static final String GRANT_ID_BASE = UUID.randomUUID() + ".";
+    /** The sequence part of this JVM's grant ids: no two attempts share one. */
+    private static final AtomicLong GRANT_SEQUENCE = new AtomicLong();
+    /** The last host encoded: every owner of a manager has the same host. */
+    private static volatile EncodedHost lastHost = new EncodedHost("", "");
+
+    private record EncodedHost(String host, String encoded) {
+    }
+
+    /**
+     * @return a new claim for one attempt of {@code owner}: {@code "<grant id> <url-encoded host> <owner id>"}, the grant
+     *     id unique among all attempts of all JVMs: a random UUID drawn once per JVM and a sequence number
+     */
     static String newClaim(LockOwner owner) {
-        return UUID.randomUUID() + " " + URLEncoder.encode(owner.host(), StandardCharsets.UTF_8) + " " + owner.id();
+        return GRANT_ID_BASE + Long.toString(GRANT_SEQUENCE.incrementAndGet(), 36) + " " + encoded(owner.host()) + " "
+                + owner.id();
+    }
+
+    private static String encoded(String host) {
+        EncodedHost last = lastHost;
+        if (!last.host().equals(host)) {
+            last = new EncodedHost(host, URLEncoder.encode(host, StandardCharsets.UTF_8));
+            lastHost = last;
+        }
+        return last.encoded();
+    }
+
+    /**
+     * @param value a lock key's value
+     * @return its fencing token, what it starts with
+     * @throws IllegalArgumentException if txlock did not write it
+     */
+    static long tokenOf(String value) {
+        int space = value.indexOf(' ');
+        try {
+            return Long.parseLong(value, 0, space < 0 ? value.length() : space, 10);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a txlock lock value: '" + value + "'", e);
+        }
     }
 
     /**

@@ -48,7 +48,7 @@ final class RedisNode implements AutoCloseable {
      * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
      */
     Answer acquire(List<String> keys, long leaseMillis, String claim, long placeMillis) {
-        return call("acquire '" + keys.get(0) + "'", () -> {
+        return call("acquire", keys.get(0), () -> {
             List<?> reply = (List<?>) LuaScript.ACQUIRE.run(client, keys,
                     List.of(Long.toString(leaseMillis), claim, Long.toString(placeMillis)));
             return asLong(reply.get(0)) == 1 ? new Answer(asString(reply.get(1)), -1) : new Answer(null, asLong(reply.get(1)));
@@ -84,26 +84,26 @@ final class RedisNode implements AutoCloseable {
      * @return whether the lock had been handed to the leaving attempt (it is passed on to the next waiter now)
      */
     boolean leave(List<String> keys, String claim) {
-        return call("leave the queue of '" + keys.get(0) + "'", () -> asLong(LuaScript.LEAVE.run(client, keys, List.of(claim))) == 1);
+        return call("leave the queue of", keys.get(0), () -> asLong(LuaScript.LEAVE.run(client, keys, List.of(claim))) == 1);
     }
 
     boolean adopt(String key, String fenceKey, String claim, String finalValue, long token) {
-        return call("adopt '" + key + "'", () -> asLong(LuaScript.ADOPT.run(client, List.of(key, fenceKey),
+        return call("adopt", key, () -> asLong(LuaScript.ADOPT.run(client, List.of(key, fenceKey),
                 List.of(claim, finalValue, Long.toString(token)))) == 1);
     }
 
     boolean renew(String key, long leaseMillis, String claim) {
-        return call("renew '" + key + "'", () -> asLong(LuaScript.RENEW.run(client, List.of(key),
+        return call("renew", key, () -> asLong(LuaScript.RENEW.run(client, List.of(key),
                 List.of(Long.toString(leaseMillis), claim))) == 1);
     }
 
     /** @param hintChannel where to publish the release for hint subscribers (quorum mode), or "" for nowhere */
     boolean release(List<String> keys, String claim, String hintChannel) {
-        return call("release '" + keys.get(0) + "'", () -> asLong(LuaScript.RELEASE.run(client, keys, List.of(claim, hintChannel))) == 1);
+        return call("release", keys.get(0), () -> asLong(LuaScript.RELEASE.run(client, keys, List.of(claim, hintChannel))) == 1);
     }
 
     Optional<Stored> inspect(String key) {
-        return call("inspect '" + key + "'", () -> {
+        return call("inspect", key, () -> {
             List<?> reply = (List<?>) LuaScript.INSPECT.run(client, List.of(key), List.of());
             return reply == null ? Optional.empty()
                     : Optional.of(new Stored(asString(reply.get(0)), asLong(reply.get(1)), asLong(reply.get(2))));
@@ -112,7 +112,7 @@ final class RedisNode implements AutoCloseable {
 
     /** @param keys {@link KeySpace#scriptKeys}: the lock is handed to the first live waiter of its queue, if any */
     boolean forceRelease(List<String> keys, String channel, long token) {
-        return call("force-release '" + keys.get(0) + "'", () -> asLong(LuaScript.FORCE_RELEASE.run(client, keys,
+        return call("force-release", keys.get(0), () -> asLong(LuaScript.FORCE_RELEASE.run(client, keys,
                 List.of(channel, Long.toString(token)))) == 1);
     }
 
@@ -121,7 +121,7 @@ final class RedisNode implements AutoCloseable {
      * @return every key that matches it, iterating {@code SCAN} to its end
      */
     List<String> scan(String pattern) {
-        return call("scan '" + pattern + "'", () -> {
+        return call("scan", pattern, () -> {
             List<String> keys = new java.util.ArrayList<>();
             redis.clients.jedis.params.ScanParams params = new redis.clients.jedis.params.ScanParams().match(pattern).count(500);
             String cursor = redis.clients.jedis.params.ScanParams.SCAN_POINTER_START;
@@ -160,8 +160,10 @@ final class RedisNode implements AutoCloseable {
      * Runs a command, once more on a fresh connection if the first failed on a broken one: after a server
      * restart every pooled connection is broken, and the first use of each would fail although the server is
      * back. Every script is safe to repeat (acquire takes over its owner's own key, the others compare values).
+     *
+     * @param what what the command does to {@code key}, for the message of its failure
      */
-    private <T> T call(String what, Supplier<T> command) {
+    private <T> T call(String what, String key, Supplier<T> command) {
         try {
             try {
                 return command.get();
@@ -175,7 +177,7 @@ final class RedisNode implements AutoCloseable {
                 }
             }
         } catch (JedisException | ClassCastException | IndexOutOfBoundsException e) {
-            throw new LockBackendException("redis " + address + ": could not " + what + ": " + e.getMessage(), e);
+            throw new LockBackendException("redis " + address + ": could not " + what + " '" + key + "': " + e.getMessage(), e);
         }
     }
 

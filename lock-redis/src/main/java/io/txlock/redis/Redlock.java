@@ -71,20 +71,20 @@ final class Redlock implements AutoCloseable {
     /** One attempt that does not queue: quorum mode's, and a single master's that may not wait. */
     Attempt tryAcquire(LockRequest request) {
         requireMinLease(request);
-        return tryAcquire(request, LockValue.newClaim(request.owner()), 0);
+        String claim = LockValue.newClaim(request.owner());
+        return tryAcquire(request, claim, keys.waiterKeys(request.name(), claim), 0);
     }
 
     /**
      * One attempt under a claim the caller chose; with one master it may queue (see {@link FairWait}).
      *
+     * @param waiterKeys the lock's {@link KeySpace#waiterKeys keys for this claim}
      * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
      */
-    Attempt tryAcquire(LockRequest request, String claim, long placeMillis) {
+    Attempt tryAcquire(LockRequest request, String claim, List<String> waiterKeys, long placeMillis) {
         long start = System.nanoTime();
         long lease = leaseMillis(request.lease());
-        String key = keys.lockKey(request.name());
-        List<String> scriptKeys = keys.waiterKeys(request.name(), claim);
-        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(scriptKeys, lease, claim, placeMillis));
+        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(waiterKeys, lease, claim, placeMillis));
 
         String[] provisional = new String[nodes.size()];
         BitSet mayHold = new BitSet(nodes.size());
@@ -99,14 +99,14 @@ final class Redlock implements AutoCloseable {
                 mayHold.set(i);
                 granted++;
                 provisional[i] = outcome.value().value();
-                long proposed = LockValue.parse(provisional[i]).token();
+                long proposed = LockValue.tokenOf(provisional[i]);
                 if (proposed > token) {
                     token = proposed;
                     best = provisional[i];
                 }
             }
         }
-        RedisGrant grant = new RedisGrant(request.name(), key, token, claim, mayHold);
+        RedisGrant grant = new RedisGrant(request.name(), KeySpace.scriptKeysOf(waiterKeys), token, claim, mayHold);
         boolean grantedByQuorum = granted >= quorum && adopt(grant, provisional, best) >= quorum;
         double validity = validityMillis(start, lease);
         if (grantedByQuorum && validity > 0) {
@@ -170,9 +170,8 @@ final class Redlock implements AutoCloseable {
 
     /** Deletes the grant's key wherever it may be, also where its answer to the acquire was lost. */
     private List<Outcome<Boolean>> releaseOnAll(RedisGrant g) {
-        List<String> scriptKeys = keys.scriptKeys(g.name());
         String hints = hintChannel(g.name());
-        return fanOut(i -> g.mayHold(i) && nodes.get(i).release(scriptKeys, g.claim(), hints));
+        return fanOut(i -> g.mayHold(i) && nodes.get(i).release(g.scriptKeys(), g.claim(), hints));
     }
 
     /** Quorum mode's waiters wait for release hints; a single master's are queued and handed the lock. */
@@ -244,7 +243,7 @@ final class Redlock implements AutoCloseable {
      * Whatever cannot be released expires with its lease.
      */
     private void undo(RedisGrant grant, List<Outcome<RedisNode.Answer>> answers) {
-        List<String> scriptKeys = keys.scriptKeys(grant.name());
+        List<String> scriptKeys = grant.scriptKeys();
         String channel = hintChannel(grant.name());
         List<Outcome<Boolean>> undone = fanOut(i -> answers.get(i).ok() && grant.mayHold(i)
                 && nodes.get(i).release(scriptKeys, grant.claim(), channel));

@@ -6,7 +6,7 @@
 local current = redis.call('GET', KEYS[1])
 if current and string.match(current, '^(%d+) ') == ARGV[2] then
   redis.call('PUBLISH', ARGV[1], '')
-  if not hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now_micros(), true) then
+  if not hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], nil, true) then
     redis.call('DEL', KEYS[1])
   end
   return 1

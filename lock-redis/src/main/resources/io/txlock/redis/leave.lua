@@ -11,5 +11,5 @@ if current and claim_of(current) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   handed = 1
 end
-hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now_micros(), handed == 1)
+hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], nil, handed == 1)
 return handed

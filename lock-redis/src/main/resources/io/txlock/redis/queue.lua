@@ -56,21 +56,22 @@ end
 -- grants it to the first live waiter, with that waiter's lease, and pushes the lock's value on that waiter's own
 -- list, which wakes that waiter alone. The waiter holds the lock from here on, whether or not it still waits on its
 -- list. Drops the expired places before it. Returns whether it granted the lock (its key then holds the new grant).
+-- micros: the server's time if the caller has it, else nil; it is read only when someone waits.
 local function hand_off(lock_key, fence_key, queue_key, waiters_key, micros, known_free)
   if not known_free and redis.call('EXISTS', lock_key) == 1 then
     return false
   end
-  local now_ms = math.floor(micros / 1000)
   while true do
     local head = redis.call('LPOP', queue_key)
     if not head then
       return false
     end
+    micros = micros or now_micros()
     local entry = redis.call('HGET', waiters_key, head)
     redis.call('HDEL', waiters_key, head)
     if entry then
       local expires, lease, handed = string.match(entry, '^(%d+) (%d+) (.+)$')
-      if tonumber(expires) > now_ms then
+      if tonumber(expires) > math.floor(micros / 1000) then
         redis.call('LPUSH', handed, grant(lock_key, fence_key, head, lease, micros))
         redis.call('PEXPIRE', handed, lease)
         return true

@@ -9,10 +9,10 @@ if current and claim_of(current) == ARGV[1] then
   if ARGV[2] ~= '' then
     redis.call('PUBLISH', ARGV[2], '')
   end
-  if not hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now_micros(), true) then
+  if not hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], nil, true) then
     redis.call('DEL', KEYS[1])
   end
   return 1
 end
-hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now_micros(), false)
+hand_off(KEYS[1], KEYS[2], KEYS[3], KEYS[4], nil, false)
 return 0

@@ -72,7 +72,7 @@ class HolderDeathTest {
                 // the dead holder's grant, rebuilt from the token it reported and the claim its key held
                 BitSet onTheOneMaster = new BitSet();
                 onTheOneMaster.set(0);
-                RedisGrant deadGrant = new RedisGrant("job", PREFIX + "lock:job", childToken, LockValue.claimOf(childsValue),
+                RedisGrant deadGrant = new RedisGrant("job", new KeySpace(PREFIX).scriptKeys("job"), childToken, LockValue.claimOf(childsValue),
                         onTheOneMaster);
                 String nextsValue = storedValue();
                 assertThat(nextsValue).as("the new holder's key").isNotNull().isNotEqualTo(childsValue);

@@ -330,9 +330,10 @@ class RedisLockProviderTest {
         try (LockManager locks = LockManager.builder(unreachable).transactions(TransactionSupport.none()).build()) {
             assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
                 assertThatThrownBy(() -> locks.acquire("x")).isInstanceOf(LockBackendException.class)
-                        .hasMessageContaining("127.0.0.1");
+                        .hasMessageContaining("127.0.0.1").hasMessageContaining("could not acquire 'txlock:lock:x'");
                 assertThatThrownBy(() -> locks.tryAcquire("x")).isInstanceOf(LockBackendException.class);
-                assertThatThrownBy(() -> locks.inspect("x")).isInstanceOf(LockBackendException.class);
+                assertThatThrownBy(() -> locks.inspect("x")).isInstanceOf(LockBackendException.class)
+                        .hasMessageContaining("could not inspect 'txlock:lock:x'");
             });
         }
     }
