@@ -153,16 +153,10 @@ class FairQueueTest {
     @MethodSource("databases")
     void aHandoffThroughTheQueueIsOneStatementOnEachSide(JdbcSetup setup, Strategy strategy) throws Exception {
         try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
-            LockHandle outside = nodes.manager(0).acquire("handoff", WAIT);
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
-                threads.submit(() -> granted.add(nodes.manager(1).acquire("handoff", WAIT)));
-                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
-                outside.release();
-                LockHandle queued = granted.take();
-                threads.submit(() -> granted.add(nodes.manager(2).acquire("handoff", WAIT)));
-                awaitTrue(() -> db.lockWaiters() >= 1); // blocked on the queue lock, which the holder keeps
+                LockHandle queued = wonThroughTheQueueWithNode2Waiting(nodes, db, "handoff", granted, threads);
                 int released = nodes.calls(1);
                 int waited = nodes.calls(2);
                 queued.release();
@@ -190,16 +184,10 @@ class FairQueueTest {
     @MethodSource("databases")
     void aNodeThatLetGoThroughTheQueueGoesStraightBackIntoIt(JdbcSetup setup, Strategy strategy) throws Exception {
         try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
-            LockHandle outside = nodes.manager(0).acquire("again", WAIT);
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
-                threads.submit(() -> granted.add(nodes.manager(1).acquire("again", WAIT)));
-                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
-                outside.release();
-                LockHandle queued = granted.take();
-                threads.submit(() -> granted.add(nodes.manager(2).acquire("again", WAIT)));
-                awaitTrue(() -> db.lockWaiters() >= 1);
+                LockHandle queued = wonThroughTheQueueWithNode2Waiting(nodes, db, "again", granted, threads);
                 queued.release();
                 LockHandle next = granted.take();
                 int before = nodes.calls(1);
@@ -268,6 +256,24 @@ class FairQueueTest {
             }
             assertThat(nodes.manager(1).tryAcquire("gate")).as("a try once the queue is empty").hasValueSatisfying(LockHandle::release);
         }
+    }
+
+    /**
+     * Node 0 takes the name free, node 1 heads the queue and wins the name through it when node 0 releases, then node 2
+     * blocks in the queue behind node 1, which keeps its queue lock while it holds.
+     *
+     * @return node 1's grant; node 2's comes to {@code granted}
+     */
+    private static LockHandle wonThroughTheQueueWithNode2Waiting(Nodes nodes, TestDatabase db, String name,
+            BlockingQueue<LockHandle> granted, ExecutorService threads) throws Exception {
+        LockHandle outside = nodes.manager(0).acquire(name, WAIT);
+        threads.submit(() -> granted.add(nodes.manager(1).acquire(name, WAIT)));
+        awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
+        outside.release();
+        LockHandle queued = granted.take();
+        threads.submit(() -> granted.add(nodes.manager(2).acquire(name, WAIT)));
+        awaitTrue(() -> db.lockWaiters() >= 1);
+        return queued;
     }
 
     /**
