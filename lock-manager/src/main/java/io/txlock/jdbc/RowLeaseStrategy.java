@@ -33,12 +33,13 @@ final class RowLeaseStrategy implements LockStrategy {
             return db.onExistingRowInCallerTransaction(r.name(), c -> lease.attempt(SqlSession.of(c), sql, r, RowLeaseStrategy::grant),
                     "acquire '" + r.name() + "' in the caller's transaction");
         }
-        if (queue.queues(r) && queue.leftLately(r.name())) {
+        boolean queues = queue.queues(r);
+        if (queues && queue.leftLately(r.name())) {
             return queue.await(r, Attempt.held());
         }
         Attempt first = db.autoCommitted(c -> lease.attempt(JdbcSession.autoCommitting(c), sql, r, RowLeaseStrategy::grant),
                 "acquire '" + r.name() + "'");
-        return first.isGranted() || !queue.queues(r) ? first : queue.await(r, first);
+        return first.isGranted() || !queues ? first : queue.await(r, first);
     }
 
     private static JdbcGrant grant(LockRequest r, long token) {
