@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /** Connections and error translation shared by the three strategies. */
@@ -239,19 +240,20 @@ final class JdbcAccess {
 
     /** A connection with an open transaction of its own, for a lock that lives as long as that transaction. */
     OwnTransaction openTransaction(String what) throws SQLException {
-        return openTransaction(what, null);
+        return openTransaction(() -> what, null);
     }
 
     /**
+     * @param what what the connection is for, said only if it cannot be had (built then, not at every lock)
      * @param heldByLocks connections the caller's locks hold now, each until released
      * @param wait what is left of the caller's wait: how long to wait for a connection of a pool the locks may have
      *     taken whole (see {@link BoundedConnect#within})
      */
-    OwnTransaction openTransaction(String what, int heldByLocks, java.time.Duration wait) throws SQLException {
+    OwnTransaction openTransaction(Supplier<String> what, int heldByLocks, java.time.Duration wait) throws SQLException {
         return openTransaction(what, BoundedConnect.within(leasePoolSize, heldByLocks, wait));
     }
 
-    private OwnTransaction openTransaction(String what, java.time.Duration connectWithin) throws SQLException {
+    private OwnTransaction openTransaction(Supplier<String> what, java.time.Duration connectWithin) throws SQLException {
         Connection c = ownConnection(what, connectWithin);
         try {
             boolean autoCommit = c.getAutoCommit();
@@ -384,14 +386,14 @@ final class JdbcAccess {
      * caller's transaction instead of on its own.
      */
     private Connection ownConnection(String what) throws SQLException {
-        return ownConnection(what, null);
+        return ownConnection(() -> what, null);
     }
 
-    private Connection ownConnection(String what, java.time.Duration connectWithin) throws SQLException {
+    private Connection ownConnection(Supplier<String> what, java.time.Duration connectWithin) throws SQLException {
         Connection c = connectWithin == null ? connect(lease) : boundedConnect.connect(lease, connectWithin);
         try {
             if (!separateLease && !c.getAutoCommit() && callerHasTransaction()) {
-                throw new IllegalStateException("cannot " + what + " outside the caller's transaction: the datasource's"
+                throw new IllegalStateException("cannot " + what.get() + " outside the caller's transaction: the datasource's"
                         + " connection is enlisted in the active transaction. LEASE-scoped locks and inspect() need"
                         + " connections of their own while a JTA transaction is active, and so do ADVISORY locks on"
                         + " MySQL/MariaDB in every scope (GET_LOCK belongs to a session): give the provider a datasource"

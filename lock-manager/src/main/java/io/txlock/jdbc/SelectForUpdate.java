@@ -30,12 +30,12 @@ final class SelectForUpdate implements LockStrategy {
                     c -> RowLock.lock(SqlSession.of(c), db.statements(), r, true),
                     "lock the row of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
-                    ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
+                    ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), null, false, true, null))
                     : Attempt.held();
         }
         try {
             return rowLock.acquire(db.sql(), r,
-                    (request, token, tx) -> new JdbcGrant(request.name(), token, request.owner().id(), true, false, tx));
+                    (request, token, tx) -> new JdbcGrant(request.name(), token, null, true, false, tx));
         } catch (SQLException e) {
             throw db.failure("lock the row of '" + r.name() + "'", e, false);
         }
@@ -44,7 +44,7 @@ final class SelectForUpdate implements LockStrategy {
     /** @param held the LEASE locks held now: once they hold the whole pool, wait for a connection only as long as for the lock */
     private JdbcAccess.OwnTransaction open(LockRequest r, int held) {
         try {
-            return db.openTransaction("lock '" + r.name() + "' in LEASE scope", held, r.maxBlock());
+            return db.openTransaction(() -> "lock '" + r.name() + "' in LEASE scope", held, r.maxBlock());
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + held
                     + " SELECT_FOR_UPDATE locks in LEASE scope, each on a pooled connection of its own until released: a pool"

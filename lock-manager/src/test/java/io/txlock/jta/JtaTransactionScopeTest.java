@@ -216,6 +216,11 @@ class JtaTransactionScopeTest {
                         .hasMessageContaining("enlisted in the active transaction")
                         .hasMessageContaining("leaseDataSource")
                         .hasMessageContaining("transactional = false");
+                if (strategy == Strategy.SELECT_FOR_UPDATE) {
+                    assertThatThrownBy(() -> jtaOnly.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE)))
+                            .as("the message says what could not be done, built only then")
+                            .hasMessageContaining("cannot lock '" + name + "' in LEASE scope outside the caller's transaction");
+                }
                 if (strategy == Strategy.ADVISORY && db.kind() == TestDatabase.Kind.MARIADB) {
                     assertThatThrownBy(() -> jtaOnly.acquire(name)).as("AUTO too: a GET_LOCK is held by a session of its own")
                             .isInstanceOf(IllegalStateException.class).hasMessageContaining("ADVISORY locks on MySQL/MariaDB");
