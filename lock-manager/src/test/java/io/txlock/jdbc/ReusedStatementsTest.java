@@ -1,21 +1,27 @@
 package io.txlock.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.txlock.LockBackendException;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.testkit.TestDatabase;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -64,6 +70,54 @@ class ReusedStatementsTest {
                 assertThat(keptAfter.get(e.getKey())).as("the statement %s, run again by later borrowers", e.getKey())
                         .isSameAs(e.getValue());
                 assertThat(e.getValue().isClosed()).as("%s closed", e.getKey()).isFalse();
+            }
+        }
+    }
+
+    /**
+     * The connection holding kept statements dies (H2's ABORT_SESSION): an acquire on it fails, and once the pool
+     * evicted it the next acquires prepare their statements on the new connection, and the dead one's are never run
+     * again.
+     */
+    @Test
+    void aBrokenConnectionsStatementsAreNeverRunAgain() throws SQLException {
+        try (TestDatabase db = JdbcSetup.H2.database();
+                HikariDataSource onePool = TestDatabase.pool(db.url(), db.user(), 1);
+                LockManager locks = LockManager.builder(JdbcLockProvider.builder(onePool).strategy(Strategy.SELECT_FOR_UPDATE)
+                        .dialect(JdbcDialect.H2).reaperPeriod(Duration.ZERO).build()).build()) {
+            LockOptions lease = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(5));
+            locks.acquire("broken", lease).release();
+            locks.acquire("broken", lease).release();
+            Connection dead;
+            Map<String, PreparedStatement> keptOnDead;
+            long session;
+            try (Connection c = onePool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT SESSION_ID()")) {
+                rs.next();
+                session = rs.getLong(1);
+                dead = c.unwrap(Connection.class);
+                keptOnDead = ReusedStatements.of(c).kept();
+            }
+            assertThat(keptOnDead).isNotEmpty();
+            try (Connection other = DriverManager.getConnection(db.url(), db.user(), ""); Statement s = other.createStatement()) {
+                s.execute("CALL ABORT_SESSION(" + session + ")");
+            }
+
+            assertThatThrownBy(() -> locks.acquire("broken", lease)).as("an acquire on the dead connection")
+                    .isInstanceOf(LockBackendException.class);
+            onePool.getHikariPoolMXBean().softEvictConnections(); // H2's "database closed" is no SQLState HikariCP evicts for
+            locks.acquire("broken", lease).release();
+            locks.acquire("broken", lease).release();
+
+            try (Connection c = onePool.getConnection()) {
+                assertThat(c.unwrap(Connection.class)).as("the pool's connection now").isNotSameAs(dead);
+                Map<String, PreparedStatement> kept = ReusedStatements.of(c).kept();
+                assertThat(kept).as("statements kept on the new connection").isNotEmpty();
+                for (Map.Entry<String, PreparedStatement> e : kept.entrySet()) {
+                    assertThat(e.getValue()).as("%s", e.getKey()).isNotSameAs(keptOnDead.get(e.getKey()));
+                    assertThat(e.getValue().isClosed()).as("%s closed", e.getKey()).isFalse();
+                    assertThat(e.getValue().getConnection().unwrap(Connection.class)).as("%s prepared on", e.getKey())
+                            .isSameAs(c.unwrap(Connection.class));
+                }
             }
         }
     }
