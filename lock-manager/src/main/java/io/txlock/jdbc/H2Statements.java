@@ -206,6 +206,12 @@ final class H2Statements extends Statements {
         }
     }
 
+    /** A commit: H2 drops the session's cache of parsed statements at every rollback, and committing nothing writes nothing. */
+    @Override
+    void endRowLock(SqlSession s) throws SQLException {
+        s.commit();
+    }
+
     @Override
     <T> T bounded(SqlSession s, Duration maxBlock, boolean callerTx, SqlCall<T> call) throws SQLException {
         return boundedBySession(s, maxBlock, callerTx, call);

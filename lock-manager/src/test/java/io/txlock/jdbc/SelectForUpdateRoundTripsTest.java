@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A SELECT_FOR_UPDATE lock in LEASE scope ends its transaction once per cycle, on every dialect and driver: the
- * release's one rollback ends the row lock, and nothing rolls back again (MySQL Connector/J sends
+ * release's one rollback (a commit on H2) ends the row lock, and nothing rolls back again (MySQL Connector/J sends
  * every rollback it is given).
  */
 class SelectForUpdateRoundTripsTest {
