@@ -206,7 +206,10 @@ final class H2Statements extends Statements {
         }
     }
 
-    /** A commit: H2 drops the session's cache of parsed statements at every rollback, and committing nothing writes nothing. */
+    /**
+     * A commit, which writes nothing here: with sessions locking rows at once, H2 ends a transaction that only locked
+     * a row faster by commit than by rollback (one thread: the same; eight: about a quarter less CPU per cycle).
+     */
     @Override
     void endRowLock(SqlSession s) throws SQLException {
         s.commit();
