@@ -13,16 +13,18 @@ package io.txlock.bench;
  * @param serverMissing why there is no server CPU, or null
  * @param requestsMissing why there is no count, or null
  * @param countNote what the count leaves out, or null
+ * @param fsyncs the server's fsyncs in the window (InnoDB's, PostgreSQL's WAL syncs), or -1 where it does not
+ *     count them
  */
 public record Cost(long benchCpuNanos, long serverCpuNanos, long requests, String requestUnit, String benchMissing,
-        String serverMissing, String requestsMissing, String countNote) {
+        String serverMissing, String requestsMissing, String countNote, long fsyncs) {
 
     /**
      * @param why why nothing was measured
      * @return a cost with nothing in it
      */
     public static Cost none(String why) {
-        return new Cost(-1, -1, -1, null, why, why, why, null);
+        return new Cost(-1, -1, -1, null, why, why, why, null, -1);
     }
 
     /**

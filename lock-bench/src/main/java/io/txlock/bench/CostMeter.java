@@ -64,11 +64,13 @@ final class CostMeter {
         long cpu = start.server().cpuNanos() < 0 || end.server().cpuNanos() < 0 ? -1 : end.server().cpuNanos() - start.server().cpuNanos();
         long requests = start.server().requests() < 0 || end.server().requests() < 0 ? -1
                 : end.server().requests() - start.server().requests() - server.ownRequests();
+        long fsyncs = start.server().fsyncs() < 0 || end.server().fsyncs() < 0 ? -1
+                : end.server().fsyncs() - start.server().fsyncs();
         String cpuMissing = cpu >= 0 ? null : server.cpuMissing() != null ? server.cpuMissing() : "the server's process ended";
         String requestsMissing = requests >= 0 ? null
                 : server.requestsMissing() != null ? server.requestsMissing() : "reading the server's count failed";
         return new Cost(bench, cpu, requests, server.unit(), bench >= 0 ? null : "a worker JVM ended in the window", cpuMissing,
-                requestsMissing, requests >= 0 ? server.countNote() : null);
+                requestsMissing, requests >= 0 ? server.countNote() : null, fsyncs);
     }
 
     /** @return this JVM's CPU and the worker JVMs', or -1 if one of them is gone */

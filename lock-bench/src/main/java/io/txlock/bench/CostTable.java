@@ -21,7 +21,12 @@ final class CostTable {
 
     /** The columns, in order. */
     static final List<String> COLUMNS = List.of("backend", "scenario", "strategy", "way", "ops/s", "bench JVM CPU µs/op",
-            "server CPU µs/op", "bench + server CPU µs/op", "server count/op", "CPU / floor: bench, server");
+            "server CPU µs/op", "bench + server CPU µs/op", "server count/op", "fsyncs/op", "CPU / floor: bench, server");
+
+    /** What the fsyncs column counts, for the table's description. */
+    static final String FSYNCS = "fsyncs: the server's waits for its writes to reach the disk (MariaDB and MySQL:"
+            + " Innodb_data_fsyncs, InnoDB's redo log and data files; PostgreSQL: pg_stat_wal.wal_sync, its WAL, the WAL"
+            + " writer's included, reported up to a second late); \"-\" where the server counts none.";
 
     private CostTable() {
     }
@@ -42,7 +47,7 @@ final class CostTable {
                 boolean own = m.way().equals("txlock") || m.way().equals("floor");
                 rows.add(List.of(r.backend(), r.scenario(), own ? r.strategy() : "-", m.way(), Format.rate(m.throughput()),
                         micros(m.benchCpuPerOp()), micros(m.serverCpuPerOp()), micros(m.benchCpuPerOp() + m.serverCpuPerOp()),
-                        count(m), m == floor || floor == null ? "-"
+                        count(m), fsyncs(m), m == floor || floor == null ? "-"
                                 : ratio(m.benchCpuPerOp(), floor.benchCpuPerOp()) + ", " + ratio(m.serverCpuPerOp(), floor.serverCpuPerOp())));
             }
         }
@@ -78,6 +83,11 @@ final class CostTable {
     private static String count(Measurement m) {
         double perOp = m.requestsPerOp();
         return Double.isNaN(perOp) ? "-" : String.format(Locale.ROOT, "%.2f %s", perOp, m.cost().requestUnit());
+    }
+
+    private static String fsyncs(Measurement m) {
+        double perOp = m.fsyncsPerOp();
+        return Double.isNaN(perOp) ? "-" : String.format(Locale.ROOT, "%.2f", perOp);
     }
 
     private static String ratio(double way, double floor) {

@@ -167,7 +167,8 @@ final class HtmlReport {
             return;
         }
         h.append("<h2>").append(CostTable.TITLE).append("</h2><p>CPU of the bench JVM (with its worker JVMs) and of the server's")
-                .append(" processes, and what the server counted, over each measured window, per operation.</p><table><tr>");
+                .append(" processes, and what the server counted, over each measured window, per operation. ")
+                .append(escape(CostTable.FSYNCS)).append("</p><table><tr>");
         CostTable.COLUMNS.forEach(c -> h.append("<th>").append(escape(c)).append("</th>"));
         h.append("</tr>");
         for (List<String> row : rows) {

@@ -121,8 +121,9 @@ final class JdbcBackend implements Backend {
 
     /**
      * Embedded H2 runs in this JVM and counts nothing. MariaDB and MySQL count the statements clients send
-     * ({@code Questions}, which counts the SHOW that reads it); PostgreSQL counts transactions of the database
-     * ({@code pg_stat_database}), not statements, and its backends report them up to a second late.
+     * ({@code Questions}, which counts the query that reads it) and InnoDB's fsyncs, its redo log's included
+     * ({@code Innodb_data_fsyncs}); PostgreSQL counts transactions of the database ({@code pg_stat_database}), not
+     * statements, and WAL syncs ({@code pg_stat_wal}), and its backends report both up to a second late.
      */
     @Override
     public ServerUsage openServerUsage() {
@@ -132,8 +133,10 @@ final class JdbcBackend implements Backend {
         java.net.URI address = java.net.URI.create(spec.effectiveUrl().substring("jdbc:".length()));
         boolean postgres = spec.kind() == BackendKind.POSTGRESQL;
         int port = address.getPort() > 0 ? address.getPort() : postgres ? 5432 : 3306;
-        String sql = postgres ? "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
-                : "SHOW GLOBAL STATUS LIKE 'Questions'";
+        String sql = postgres ? "SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()),"
+                + " (SELECT wal_sync FROM pg_stat_wal)"
+                : "SELECT (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'QUESTIONS'),"
+                + " (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DATA_FSYNCS')";
         Connection counting;
         try {
             counting = connect(spec.effectiveUrl());
@@ -144,9 +147,14 @@ final class JdbcBackend implements Backend {
         ServerUsage.Counter counter = new ServerUsage.Counter() {
             @Override
             public long read() throws SQLException {
+                return counts().requests();
+            }
+
+            @Override
+            public ServerUsage.Counts counts() throws SQLException {
                 try (Statement s = counting.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
                     rs.next();
-                    return rs.getLong(postgres ? 1 : 2);
+                    return new ServerUsage.Counts(rs.getLong(1), rs.getLong(2));
                 }
             }
 

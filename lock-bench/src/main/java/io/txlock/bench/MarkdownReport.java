@@ -47,7 +47,8 @@ final class MarkdownReport {
         }
         md.append("\n### ").append(CostTable.TITLE).append("\n\n")
                 .append("CPU of the bench JVM (with its worker JVMs) and of the server's processes, and what the server counted,")
-                .append(" over each measured window, per operation (keys: lock + unlock cycles; handoff: grants; counter: increments).\n\n")
+                .append(" over each measured window, per operation (keys: lock + unlock cycles; handoff: grants; counter: increments). ")
+                .append(CostTable.FSYNCS).append("\n\n")
                 .append("| ").append(String.join(" | ", CostTable.COLUMNS)).append(" |\n|")
                 .append("---|".repeat(CostTable.COLUMNS.size())).append('\n');
         for (List<String> row : rows) {

@@ -152,6 +152,7 @@ public record Measurement(String way, String describe, long ops, double seconds,
         fields.put("benchCpuMicrosPerOp", benchCpuPerOp());
         fields.put("serverCpuMicrosPerOp", serverCpuPerOp());
         fields.put("requestsPerOp", requestsPerOp());
+        fields.put("fsyncsPerOp", fsyncsPerOp());
         return fields;
     }
 
@@ -168,6 +169,11 @@ public record Measurement(String way, String describe, long ops, double seconds,
     /** @return the server's count ({@link Cost#requestUnit()}) per operation of the measured window; NaN if unknown */
     public double requestsPerOp() {
         return Cost.perOp(cost.requests(), ops, 1.0);
+    }
+
+    /** @return the server's fsyncs ({@link Cost#fsyncs()}) per operation of the measured window; NaN if unknown */
+    public double fsyncsPerOp() {
+        return Cost.perOp(cost.fsyncs(), ops, 1.0);
     }
 
     /** @return operations finished in the whole run, warm-up included: critical sections, or orders stored or refused */

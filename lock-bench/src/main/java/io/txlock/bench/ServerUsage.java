@@ -18,6 +18,15 @@ final class ServerUsage implements AutoCloseable {
          */
         long read() throws Exception;
 
+        /**
+         * @return the count now, and the server's fsyncs so far (-1 if it does not count them), read
+         *     together
+         * @throws Exception if the server did not answer
+         */
+        default Counts counts() throws Exception {
+            return new Counts(read(), -1);
+        }
+
         /** @return what one reading adds to the count of the next (a SHOW that counts itself, an INFO) */
         default long ownRequests() {
             return 0;
@@ -33,8 +42,15 @@ final class ServerUsage implements AutoCloseable {
         }
     }
 
-    /** A reading: CPU in nanoseconds and the count, each -1 where unknown. */
-    record Reading(long cpuNanos, long requests) {
+    /**
+     * What a counter read: the requests (or transactions, packets…) and the fsyncs, each -1 where
+     * unknown.
+     */
+    record Counts(long requests, long fsyncs) {
+    }
+
+    /** A reading: CPU in nanoseconds, the count and the fsyncs, each -1 where unknown. */
+    record Reading(long cpuNanos, long requests, long fsyncs) {
     }
 
     private final long pid;
@@ -128,20 +144,20 @@ final class ServerUsage implements AutoCloseable {
     }
 
     /**
-     * @return the server's CPU so far (its process and descendants) and its count now; -1 for what is unknown,
-     *     and for a count that failed to read
+     * @return the server's CPU so far (its process and descendants), its count and its fsyncs now; -1 for
+     *     what is unknown, and for counts that failed to read
      */
     Reading read() {
         long cpu = pid < 0 ? -1 : ProcStat.treeCpuNanos(pid).orElse(-1);
-        long requests = -1;
+        Counts counts = new Counts(-1, -1);
         if (counter != null) {
             try {
-                requests = counter.read();
+                counts = counter.counts();
             } catch (Exception e) {
-                requests = -1;
+                counts = new Counts(-1, -1);
             }
         }
-        return new Reading(cpu, requests);
+        return new Reading(cpu, counts.requests(), counts.fsyncs());
     }
 
     @Override

@@ -25,8 +25,9 @@ class CostReportTest {
             assertThat(Double.parseDouble(r.get(5))).as(r.toString()).isPositive();
             assertThat(r.get(6)).as(r.toString()).isEqualTo("-");
             assertThat(r.get(8)).as(r.toString()).isEqualTo("-");
+            assertThat(r.get(9)).as("fsyncs: " + r).isEqualTo("-");
         });
-        assertThat(rows).filteredOn(r -> r.get(3).equals("txlock")).allSatisfy(r -> assertThat(r.get(9)).matches("\\d+\\.\\d\\dx, -"));
+        assertThat(rows).filteredOn(r -> r.get(3).equals("txlock")).allSatisfy(r -> assertThat(r.get(10)).matches("\\d+\\.\\d\\dx, -"));
         assertThat(md).contains("- h2: embedded H2 runs in the bench JVM: its CPU is in the bench JVM's column");
         assertThat(HtmlReport.html(report)).contains("<h2>Cost per operation</h2>");
         assertThat(Json.write(report)).contains("\"benchCpuMicrosPerOp\": ").contains("\"serverCpuMicrosPerOp\": \"NaN\"");
@@ -50,7 +51,8 @@ class CostReportTest {
                     + Double.parseDouble(r.get(6)), org.assertj.core.data.Offset.offset(0.11));
             assertThat(r.get(8)).as(r.toString()).endsWith(" requests");
             assertThat(Double.parseDouble(r.get(8).split(" ")[0])).as(r.toString()).isGreaterThanOrEqualTo(1);
-            assertThat(r.get(9)).as(r.toString()).matches(r.get(3).equals("floor") ? "-" : "\\d+\\.\\d\\dx, \\d+\\.\\d\\dx");
+            assertThat(r.get(9)).as("fsyncs: " + r).matches("\\d+\\.\\d\\d");
+            assertThat(r.get(10)).as(r.toString()).matches(r.get(3).equals("floor") ? "-" : "\\d+\\.\\d\\dx, \\d+\\.\\d\\dx");
         });
     }
 

@@ -55,6 +55,39 @@ class ServerUsageTest {
         }
     }
 
+    /**
+     * With the redo log flushed at every commit, as the shared server and MariaDB's default do (the private server
+     * starts without it), each auto-committed write waits for an fsync and a read for none.
+     */
+    @Test
+    void mariaDbCountsAnFsyncForEachCommittedWriteAndNoneForReads() throws Exception {
+        try (PrivateMariaDb server = PrivateMariaDb.start(servers.resolve("mariadb-fsyncs"));
+                Backend mariadb = Backends.open(BackendSpec.defaults(BackendKind.MARIADB).at(server.url("")), 2, 2, false,
+                        Duration.ofSeconds(10));
+                ServerUsage usage = mariadb.openServerUsage();
+                Connection c = DriverManager.getConnection(server.url(""));
+                Statement s = c.createStatement()) {
+            s.execute("SET GLOBAL innodb_flush_log_at_trx_commit = 1");
+            s.execute("CREATE DATABASE fsync_probe");
+            s.execute("CREATE TABLE fsync_probe.writes (n INT PRIMARY KEY) ENGINE=InnoDB");
+            CostMeter meter = new CostMeter(usage);
+
+            CostMeter.Sample start = meter.start(List.of());
+            for (int i = 0; i < STATEMENTS; i++) {
+                s.execute("INSERT INTO fsync_probe.writes VALUES (" + i + ")");
+            }
+            Cost writes = meter.between(start, meter.end(List.of()));
+            start = meter.start(List.of());
+            for (int i = 0; i < STATEMENTS; i++) {
+                s.execute("SELECT n FROM fsync_probe.writes WHERE n = " + i);
+            }
+            Cost reads = meter.between(start, meter.end(List.of()));
+
+            assertThat(writes.fsyncs()).as("a flush of the redo log for each commit").isGreaterThanOrEqualTo(STATEMENTS);
+            assertThat(reads.fsyncs()).as("reads wait for no flush (a background flush may count)").isBetween(0L, STATEMENTS / 10L);
+        }
+    }
+
     @Test
     void redisCountsEachCommandOnceAndTheReadingsNot() throws Exception {
         try (PrivateRedis server = PrivateRedis.start(servers.resolve("redis"));
@@ -73,6 +106,7 @@ class ServerUsageTest {
             Cost cost = meter.between(start, meter.end(List.of()));
 
             assertThat(cost.requests()).isEqualTo(STATEMENTS);
+            assertThat(cost.fsyncs()).as("Redis counts no fsyncs").isEqualTo(-1);
             assertThat(cost.serverCpuNanos()).isNotNegative();
         }
     }
@@ -118,6 +152,35 @@ class ServerUsageTest {
         }
     }
 
+    /**
+     * On the shared server (the private one runs without fsync), whose other clients can only add to the count: each
+     * auto-committed insert waits for a WAL sync.
+     */
+    @Test
+    void postgresCountsAWalSyncForEachCommittedWrite() throws Exception {
+        String table = "fsync_probe_" + ProcessHandle.current().pid();
+        try (Backend postgres = Backends.open(BackendSpec.defaults(BackendKind.POSTGRESQL), 2, 2, false, Duration.ofSeconds(10));
+                ServerUsage usage = postgres.openServerUsage();
+                Connection c = DriverManager.getConnection(BackendKind.POSTGRESQL.defaultUrl(), "postgres", "");
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (n int)");
+            try {
+                CostMeter meter = new CostMeter(usage);
+                CostMeter.Sample start = meter.start(List.of());
+                for (int i = 0; i < STATEMENTS; i++) {
+                    s.execute("INSERT INTO " + table + " VALUES (" + i + ")");
+                }
+                s.execute("SELECT pg_stat_force_next_flush()");
+
+                Cost cost = meter.between(start, meter.end(List.of()));
+
+                assertThat(cost.fsyncs()).as("a WAL sync for each committed insert").isGreaterThanOrEqualTo(STATEMENTS);
+            } finally {
+                s.execute("DROP TABLE " + table);
+            }
+        }
+    }
+
     @Test
     void embeddedH2HasNeitherServerCpuNorCountAndSaysWhy() throws Exception {
         try (Backend h2 = Backends.open(BackendSpec.defaults(BackendKind.H2), 2, 2, false, Duration.ofSeconds(10));
@@ -129,6 +192,7 @@ class ServerUsageTest {
             assertThat(cost.benchCpuNanos()).isNotNegative();
             assertThat(cost.serverCpuNanos()).isEqualTo(-1);
             assertThat(cost.requests()).isEqualTo(-1);
+            assertThat(cost.fsyncs()).isEqualTo(-1);
             assertThat(cost.serverMissing()).contains("runs in the bench JVM");
             assertThat(cost.requestsMissing()).isNotBlank();
         }
