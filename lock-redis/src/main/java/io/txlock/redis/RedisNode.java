@@ -147,6 +147,7 @@ final class RedisNode implements AutoCloseable {
     @Override
     public void close() {
         subscriber.close();
+        blockedWaiters.release();
         if (ownsClient) {
             client.close();
         }
@@ -189,6 +190,7 @@ final class RedisNode implements AutoCloseable {
 
     /** Closes the pooled idle connections, which a restarted or failed-over server left broken. */
     void dropIdleConnections() {
+        blockedWaiters.release();
         if (client instanceof RedisClient pooled) {
             try {
                 pooled.getPool().clear();
