@@ -21,7 +21,7 @@ import redis.clients.jedis.util.Pool;
  * connections for grants, releases and renewals. An attempt beyond the limit waits for one of them to end, looking
  * in Redis between those waits whether the lock was handed to it (see {@link FairWait}). A connection a wait ended on
  * well is kept for the next wait, its socket timeout already stretched, instead of going back to the pool: at most
- * {@link #limit()} of them, the most that block at once.
+ * {@link #limit()} of them, the most that block at once (none with a pool of one connection).
  *
  * <p>With a client that has no pool of its own to take a connection from (a {@link UnifiedJedis} that is not a
  * {@link RedisClient}), the attempt blocks through the client, and a cancel ends its wait only when the
@@ -36,6 +36,8 @@ final class BlockedWaiters {
     private final Pool<Connection> pool;
     private final int limit;
     private final Semaphore permits;
+    /** Whether ended waits keep their connections: not if that could leave the pool none for other commands. */
+    private final boolean keeps;
     /** Connections of ended waits, taken from the pool and kept for the next (their socket timeout stretched). */
     private final Deque<Kept> kept = new ConcurrentLinkedDeque<>();
 
@@ -49,6 +51,7 @@ final class BlockedWaiters {
         int maxTotal = pool == null ? -1 : pool.getMaxTotal();
         this.limit = maxTotal < 0 ? UNBOUNDED_POOL_LIMIT : Math.max(1, maxTotal / 2);
         this.permits = new Semaphore(limit, true);
+        this.keeps = maxTotal < 0 || maxTotal > limit;
     }
 
     /** @return how many attempts may block at once: half the pool's connections */
@@ -143,7 +146,7 @@ final class BlockedWaiters {
                 handOff.unblocked();
             }
         } finally {
-            if (keep && !connection.isBroken() && !handOff.cancelled()) {
+            if (keep && keeps && !connection.isBroken() && !handOff.cancelled()) {
                 kept.offerFirst(held);
             } else {
                 connection.close();

@@ -306,6 +306,33 @@ class FairQueueTest {
         }
     }
 
+    /**
+     * A caller's pool of one connection: its waiter blocks on that connection, and gives it back to the pool when its
+     * wait ends (blocked waiters keep their connections between waits only where the pool has others), so that the
+     * release that follows finds it.
+     */
+    @Test
+    void aWaiterOfAPoolOfOneGivesItsConnectionBackForTheRelease() throws Exception {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(1);
+        pool.setMaxIdle(1);
+        pool.setMaxWait(Duration.ofSeconds(5));
+        try (RedisClient client = RedisClient.builder().hostAndPort(SharedRedis.address()).clientConfig(SharedRedis.config())
+                .poolConfig(pool).build()) {
+            LockManager waiter = LockManager.builder(RedisLockProvider.builder(client).keyPrefix(PREFIX).build())
+                    .transactions(TransactionSupport.none()).build();
+            toClose.add(waiter);
+            LockHandle held = manager().acquire("pool-of-one", WAIT);
+            CompletableFuture<LockHandle> waits = waiter.acquireAsync("pool-of-one", WAIT).toCompletableFuture();
+            awaitQueued("pool-of-one", 1);
+            held.release();
+            LockHandle got = waits.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+            got.release();
+            waiter.close();
+        }
+    }
+
     /** @return the ids of the connections named {@code clientName} that are blocked right now */
     private static List<String> blocked(String clientName) {
         return SharedRedis.clientList().lines().filter(l -> l.contains(" name=" + clientName + " ") && l.contains(" flags=b "))
