@@ -44,7 +44,7 @@ final class CostTable {
                 if (m.cost().benchCpuNanos() < 0 && m.cost().serverCpuNanos() < 0 && m.cost().requests() < 0 || !shown.add(m)) {
                     continue;
                 }
-                boolean own = m.way().equals("txlock") || m.way().equals("floor");
+                boolean own = m.way().equals("txlock") || m.way().equals("floor") || m.way().equals(LockScenario.SAFE_FLOOR);
                 rows.add(List.of(r.backend(), r.scenario(), own ? r.strategy() : "-", m.way(), Format.rate(m.throughput()),
                         micros(m.benchCpuPerOp()), micros(m.serverCpuPerOp()), micros(m.benchCpuPerOp() + m.serverCpuPerOp()),
                         count(m), fsyncs(m), m == floor || floor == null ? "-"

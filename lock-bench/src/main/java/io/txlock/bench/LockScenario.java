@@ -82,6 +82,11 @@ abstract class LockScenario implements Scenario {
                 ms.add(floor.measurement());
                 targets.add(ratio(txlock.measurement(), floor.measurement(), backend));
             }
+            Counted safe = floor() == Floor.BLOCKING ? safeHandoffFloor(backend, strategy, config, progress, meter, handoffFloors) : null;
+            if (safe != null) {
+                check(SAFE_FLOOR, safe, failures);
+                ms.add(safe.measurement());
+            }
             ms.addAll(peers);
             targets.addAll(PeerComparison.targets(id(), backend.kind(), strategy, txlock.measurement(), peers));
             results.add(new ScenarioResult(backend.kind().cliName(), strategy, id(), settings(config), ms, targets, kill, failures));
@@ -151,6 +156,35 @@ abstract class LockScenario implements Scenario {
         }
     }
 
+    /**
+     * The backend's bare lock cycle, polling every 1 ms, measured on the handoff workload where the backend's blocking
+     * handoff is no safe lock ({@link RawLocks#safeHandoffFloor()}); once per backend, like the handoff floor.
+     */
+    private Counted safeHandoffFloor(Backend backend, String strategy, BenchConfig config, Progress progress, CostMeter meter,
+            Map<String, Counted> measured) throws Exception {
+        Optional<RawLocks> opened = backend.openRaw(strategy);
+        if (opened.isEmpty()) {
+            return null;
+        }
+        try (RawLocks raw = opened.get()) {
+            if (!raw.safeHandoffFloor()) {
+                return null;
+            }
+            String kind = SAFE_FLOOR + ": " + raw.describeCycle();
+            Counted safe = measured.get(kind);
+            if (safe == null) {
+                safe = counted(config, SAFE_FLOOR, raw.describeCycle() + ", retried after 1 ms while held", workload -> {
+                    raw.prepare(workload.allNames());
+                    progress.phase(label(backend, "", SAFE_FLOOR), config.timing().totalNanos());
+                    return ThreadCluster.run(workers(config), w -> Locker.raw(raw.cycleSession()), workload, config.timing(), progress,
+                            meter);
+                });
+                measured.put(kind, safe);
+            }
+            return safe;
+        }
+    }
+
     private Counted measureFloor(Backend backend, String strategy, BenchConfig config, Progress progress, CostMeter meter)
             throws Exception {
         Optional<RawLocks> opened = backend.openRaw(strategy);
@@ -195,6 +229,9 @@ abstract class LockScenario implements Scenario {
         }
         return measured;
     }
+
+    /** The way of the handoff scenario's second yardstick, see {@link RawLocks#safeHandoffFloor()}. */
+    static final String SAFE_FLOOR = "safe floor";
 
     /** How a peer's own safety finding starts among its notes. */
     static final String PEER_VIOLATION = "violation: ";

@@ -11,7 +11,7 @@ import org.HdrHistogram.Histogram;
 /**
  * The figures of one way of doing a scenario (txlock, the raw floor, the seed's approach) in one run.
  *
- * @param way "txlock", "floor" or "seed"
+ * @param way "txlock", "floor", "safe floor" or "seed"
  * @param describe what that way does, e.g. the floor's SQL
  * @param ops operations finished in the measured window
  * @param seconds the measured window

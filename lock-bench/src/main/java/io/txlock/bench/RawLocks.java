@@ -13,6 +13,15 @@ public interface RawLocks extends AutoCloseable {
     String describeHandoff();
 
     /**
+     * @return whether the handoff scenario also measures {@link #cycleSession()} as its "safe floor": where the
+     *     backend's blocking handoff ({@link #blockingSession()}) is no safe lock (no lease, no fencing), the least a
+     *     safe lock costs without txlock's queue; false by default
+     */
+    default boolean safeHandoffFloor() {
+        return false;
+    }
+
+    /**
      * Makes sure the names can be locked (for a row lock: their rows exist).
      *
      * @param names the lock names a run will use

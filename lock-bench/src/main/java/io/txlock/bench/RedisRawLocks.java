@@ -36,6 +36,15 @@ final class RedisRawLocks implements RawLocks {
         return "BLPOP on a one-token list, woken by the holder's LPUSH";
     }
 
+    /**
+     * The one-token list has no lease and no fencing (a holder that dies keeps the token for ever): the handoff scenario
+     * also measures the SET NX PX cycle, polling every 1 ms while another holds the key, as its safe floor.
+     */
+    @Override
+    public boolean safeHandoffFloor() {
+        return true;
+    }
+
     @Override
     public void prepare(Collection<String> names) {
         try (Jedis jedis = backend.connect()) {

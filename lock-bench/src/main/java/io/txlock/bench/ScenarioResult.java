@@ -10,7 +10,8 @@ import java.util.Set;
  * @param strategy the strategy
  * @param scenario the scenario id
  * @param settings the scenario's settings, e.g. "8 workers, 1 name, hold 0 µs"
- * @param measurements txlock first, then its yardstick (floor or seed) if any, then the peers (named after themselves)
+ * @param measurements txlock first, then its yardstick (floor or seed) if any, the safe floor of a handoff whose floor is
+ *     no safe lock (see {@link RawLocks#safeHandoffFloor()}), then the peers (named after themselves)
  * @param targets the run against docs/design.md's targets: txlock against the yardstick first, if there is one; then
  *     others (zero deadlocks under txlock)
  * @param kill the killed holder's story, or null
@@ -21,7 +22,7 @@ public record ScenarioResult(String backend, String strategy, String scenario, S
         List<Target> targets, KillReport kill, List<String> failures) {
 
     /** The ways that are not peers. */
-    private static final Set<String> OWN_WAYS = Set.of("txlock", "floor", "seed");
+    private static final Set<String> OWN_WAYS = Set.of("txlock", "floor", LockScenario.SAFE_FLOOR, "seed");
 
     /** @return the peers' figures: what a user would pick instead of txlock, measured in the same run */
     public List<Measurement> peers() {
@@ -58,7 +59,7 @@ public record ScenarioResult(String backend, String strategy, String scenario, S
     }
 
     /**
-     * @param way "txlock", "floor", "seed" or a peer's name
+     * @param way "txlock", "floor", "safe floor", "seed" or a peer's name
      * @return that way's figures, or null
      */
     public Measurement way(String way) {

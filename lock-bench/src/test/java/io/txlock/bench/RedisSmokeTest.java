@@ -31,6 +31,10 @@ class RedisSmokeTest {
         assertThat(report.results().get(0).peers()).as("counter has no yardstick").isEmpty();
         assertThat(report.results().get(2).way("floor").describe()).contains("BLPOP");
         assertThat(report.results().get(2).way("floor").verdict().sections()).isPositive();
+        Measurement safe = report.results().get(2).way(LockScenario.SAFE_FLOOR);
+        assertThat(safe.describe()).as("the handoff's safe floor").contains("SET NX PX");
+        assertThat(safe.verdict().sections()).isPositive();
+        assertThat(report.results().get(1).way(LockScenario.SAFE_FLOOR)).as("keys' floor is that cycle already").isNull();
         assertThat(report.results().subList(1, 3)).allSatisfy(r -> assertThat(r.peers()).singleElement().satisfies(p -> {
             assertThat(p.way()).isEqualTo(RedissonPeer.NAME);
             assertThat(p.verdict().passed()).isTrue();

@@ -95,8 +95,9 @@ final class FairWait {
         boolean granted = false;
         try {
             while (true) {
+                boolean queuedBefore = mayBeQueued;
                 mayBeQueued = true;
-                Attempt attempt = redlock.tryAcquire(request, claim, waiterKeys, placeMillis);
+                Attempt attempt = redlock.tryAcquire(request, claim, waiterKeys, placeMillis, queuedBefore);
                 queuedLooks.incrementAndGet();
                 if (attempt.isGranted()) {
                     granted = true;

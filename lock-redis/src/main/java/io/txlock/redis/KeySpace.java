@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The Redis names of one key prefix: a key per held lock, one fencing counter, a queue of waiters per lock
- * (a list and a hash, there only while someone waits), a list per waiting attempt (where the lock is pushed when it
+ * (a list, there only while someone waits), a list per waiting attempt (where the lock is pushed when it
  * is handed to it), a release channel per lock (quorum mode's hints) and a channel per provider (its subscriber's
  * own). Nothing accumulates: lock keys expire or are deleted, queues expire with their last waiter's place, a
  * waiter's list is deleted when it leaves or expires with the lease it was handed, the counter is one key.
@@ -64,13 +64,9 @@ record KeySpace(String prefix) {
         return prefix + "queue:" + name;
     }
 
-    String waitersKey(String name) {
-        return prefix + "waiters:" + name;
-    }
-
     /** @return the keys of the scripts that grant, release or queue for a lock, in their order (see queue.lua) */
     List<String> scriptKeys(String name) {
-        return List.of(lockKey(name), fenceKey(), queueKey(name), waitersKey(name));
+        return List.of(lockKey(name), fenceKey(), queueKey(name));
     }
 
     /**
@@ -84,17 +80,17 @@ record KeySpace(String prefix) {
 
     /** @return the keys of the scripts that queue an attempt or take it out of the queue: {@link #scriptKeys} and its list */
     List<String> waiterKeys(String name, String claim) {
-        return List.of(lockKey(name), fenceKey(), queueKey(name), waitersKey(name), handedKey(claim));
+        return List.of(lockKey(name), fenceKey(), queueKey(name), handedKey(claim));
     }
 
     /** @return the attempt's own list, the last of {@link #waiterKeys} */
     static String handedKeyOf(List<String> waiterKeys) {
-        return waiterKeys.get(4);
+        return waiterKeys.get(3);
     }
 
     /** @return the {@link #scriptKeys} that {@link #waiterKeys} start with */
     static List<String> scriptKeysOf(List<String> waiterKeys) {
-        return waiterKeys.subList(0, 4);
+        return waiterKeys.subList(0, 3);
     }
 
     String releaseChannel(String name) {

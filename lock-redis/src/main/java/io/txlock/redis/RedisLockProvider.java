@@ -58,7 +58,7 @@ import redis.clients.jedis.UnifiedJedis;
  * assumptions (bounded clock drift, pauses shorter than the lease, restarted masters that stay away for a lease):
  * use the fencing token wherever the lock protects a write.
  *
- * <p>Needs Redis 6.0 or later (it uses {@code KEEPTTL}); Redis Cluster is not supported (use one master per
+ * <p>Needs Redis 6.2 or later (it uses {@code KEEPTTL} and {@code SET … GET}); Redis Cluster is not supported (use one master per
  * shard of locks, or a quorum of masters). Thread safe.
  */
 public final class RedisLockProvider implements LockProvider {

@@ -46,11 +46,12 @@ final class RedisNode implements AutoCloseable {
     /**
      * @param keys the lock's {@link KeySpace#waiterKeys keys for this attempt}
      * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
+     * @param mayBeQueued whether the attempt may have a place in the queue already (an earlier call queued it)
      */
-    Answer acquire(List<String> keys, long leaseMillis, String claim, long placeMillis) {
-        return call("acquire", keys.get(0), () -> {
+    Answer acquire(List<String> keys, long leaseMillis, String claim, long placeMillis, boolean mayBeQueued) {
+        return call("acquire", keys.get(0), retry -> {
             List<?> reply = (List<?>) LuaScript.ACQUIRE.run(client, keys,
-                    List.of(Long.toString(leaseMillis), claim, Long.toString(placeMillis)));
+                    List.of(Long.toString(leaseMillis), claim, Long.toString(placeMillis), mayBeQueued || retry ? "1" : "0"));
             return asLong(reply.get(0)) == 1 ? new Answer(asString(reply.get(1)), -1) : new Answer(null, asLong(reply.get(1)));
         });
     }
@@ -146,6 +147,7 @@ final class RedisNode implements AutoCloseable {
     @Override
     public void close() {
         subscriber.close();
+        blockedWaiters.release();
         if (ownsClient) {
             client.close();
         }
@@ -164,13 +166,18 @@ final class RedisNode implements AutoCloseable {
      * @param what what the command does to {@code key}, for the message of its failure
      */
     private <T> T call(String what, String key, Supplier<T> command) {
+        return call(what, key, retry -> command.get());
+    }
+
+    /** {@link #call(String, String, Supplier)}, telling the command whether it is the repeat of one that may have run. */
+    private <T> T call(String what, String key, java.util.function.Function<Boolean, T> command) {
         try {
             try {
-                return command.get();
+                return command.apply(false);
             } catch (JedisConnectionException broken) {
                 dropIdleConnections();
                 try {
-                    return command.get();
+                    return command.apply(true);
                 } catch (RuntimeException again) {
                     again.addSuppressed(broken);
                     throw again;
@@ -183,6 +190,7 @@ final class RedisNode implements AutoCloseable {
 
     /** Closes the pooled idle connections, which a restarted or failed-over server left broken. */
     void dropIdleConnections() {
+        blockedWaiters.release();
         if (client instanceof RedisClient pooled) {
             try {
                 pooled.getPool().clear();

@@ -72,7 +72,7 @@ final class Redlock implements AutoCloseable {
     Attempt tryAcquire(LockRequest request) {
         requireMinLease(request);
         String claim = LockValue.newClaim(request.owner());
-        return tryAcquire(request, claim, keys.waiterKeys(request.name(), claim), 0);
+        return tryAcquire(request, claim, keys.waiterKeys(request.name(), claim), 0, false);
     }
 
     /**
@@ -80,11 +80,12 @@ final class Redlock implements AutoCloseable {
      *
      * @param waiterKeys the lock's {@link KeySpace#waiterKeys keys for this claim}
      * @param placeMillis how long the attempt's place in the lock's queue lasts if it is not granted; 0: not queued
+     * @param mayBeQueued whether an earlier call of this attempt may have queued it
      */
-    Attempt tryAcquire(LockRequest request, String claim, List<String> waiterKeys, long placeMillis) {
+    Attempt tryAcquire(LockRequest request, String claim, List<String> waiterKeys, long placeMillis, boolean mayBeQueued) {
         long start = System.nanoTime();
         long lease = leaseMillis(request.lease());
-        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(waiterKeys, lease, claim, placeMillis));
+        List<Outcome<RedisNode.Answer>> answers = fanOut(i -> nodes.get(i).acquire(waiterKeys, lease, claim, placeMillis, mayBeQueued));
 
         String[] provisional = new String[nodes.size()];
         BitSet mayHold = new BitSet(nodes.size());

@@ -54,7 +54,7 @@ class AuthAndTlsTest {
                 .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build();
         try (RedisServer server = RedisServer.start(locker, "--user", "locker", "on", ">" + PASSWORD, "~app:*", "&app:released*",
                 "+evalsha", "+eval", "+get", "+set", "+del", "+exists", "+pexpire", "+pttl", "+time", "+lindex", "+lpop",
-                "+rpush", "+lrem", "+lpush", "+blpop", "+hget", "+hset", "+hdel", "+publish", "+subscribe", "+unsubscribe", "+ping")) {
+                "+rpush", "+lrem", "+lpush", "+blpop", "+lrange", "+lset", "+publish", "+subscribe", "+unsubscribe", "+ping")) {
             locksAndHandOffsWork(server, locker, DefaultJedisClientConfig.builder().build(), "app:");
             try (LockManager locks = LockManager.builder(RedisLockProvider.builder(server.address(), locker).keyPrefix("other:")
                     .build()).transactions(TransactionSupport.none()).build()) {

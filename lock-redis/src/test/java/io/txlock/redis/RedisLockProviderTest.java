@@ -256,9 +256,9 @@ class RedisLockProviderTest {
         LockHandle held = holder.acquire("unheard");
         CompletableFuture<LockHandle> next = waiter.acquireAsync("unheard",
                 LockOptions.defaults().withWait(Duration.ofSeconds(30))).toCompletableFuture();
-        String claim = awaitQueued("unheard");
-        String entry = redis.hget(PREFIX + "waiters:unheard", claim);
-        redis.hset(PREFIX + "waiters:unheard", claim, entry.substring(0, entry.lastIndexOf(' ')) + " " + PREFIX + "nobody-listens");
+        awaitQueued("unheard");
+        String[] place = redis.lindex(PREFIX + "queue:unheard", 0).split(" ", 4);
+        redis.lset(PREFIX + "queue:unheard", 0, place[0] + " " + place[1] + " " + PREFIX + "nobody-listens " + place[3]);
         held.release();
         try (LockHandle got = next.get(30, TimeUnit.SECONDS)) {
             assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
@@ -286,7 +286,7 @@ class RedisLockProviderTest {
     private static String awaitQueued(String name) {
         await("a waiter queued for '" + name + "'").atMost(Duration.ofSeconds(30))
                 .until(() -> redis.llen(PREFIX + "queue:" + name) > 0);
-        return redis.lindex(PREFIX + "queue:" + name, 0);
+        return FairQueueTest.claimOfPlace(redis.lindex(PREFIX + "queue:" + name, 0));
     }
 
     /** An expiring key publishes nothing: the waiter's re-check, bounded by the holder's remaining lease, finds it free. */
