@@ -24,8 +24,10 @@ SELECT name FROM method_lock WHERE name LIKE ? ESCAPE '!' FOR UPDATE SKIP LOCKED
 SELECT CASE WHEN pg_try_advisory_lock(?) THEN nextval('method_lock_token_seq') END;
 
 -- advisoryLock (wait 1500 ms)
-SELECT nextval('method_lock_token_seq') FROM (
-  SELECT pg_advisory_lock(?) FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_locked;
+SELECT CASE WHEN pg_try_advisory_lock(?) THEN nextval('method_lock_token_seq')
+  WHEN set_config('lock_timeout', ?, true) IS NULL THEN NULL
+  WHEN pg_advisory_lock(?) IS NULL THEN NULL
+  ELSE nextval('method_lock_token_seq') END;
 
 -- advisoryLocked
 SELECT 1 FROM pg_locks, (SELECT CAST(? AS BIGINT) AS key) AS txlock_key

@@ -266,9 +266,12 @@ final class PostgresStatements extends Statements {
     }
 
     /**
-     * A session lock: without a wait, {@code pg_try_advisory_lock}; with one, a statement that sets
-     * {@code lock_timeout} to {@code ?} for itself, waits for {@code pg_advisory_lock}, then draws the token (inner
-     * subqueries run first: a volatile function keeps a subquery from being merged into the query above it).
+     * A session lock: {@code pg_try_advisory_lock}, and the token drawn if it took the lock. With a wait, a lock it
+     * did not take is waited for in the same statement, by the {@code CASE}'s next branches, which PostgreSQL
+     * evaluates in order and only as far as needed (neither condition is ever true): {@code set_config} sets
+     * {@code lock_timeout} to {@code ?} for the statement's transaction, {@code pg_advisory_lock} waits (its
+     * {@code void} is never null), then the token is drawn. A free lock so costs neither the setting nor the wait,
+     * and the lock is taken once either way. Parameters: key; with a wait, then lock timeout and key again.
      */
     @Override
     String advisoryLock(Duration wait) {
@@ -276,8 +279,10 @@ final class PostgresStatements extends Statements {
             return sql("SELECT CASE WHEN pg_try_advisory_lock(?) THEN nextval('{table}_token_seq') END");
         }
         return sql("""
-                SELECT nextval('{table}_token_seq') FROM (
-                  SELECT pg_advisory_lock(?) FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_locked""");
+                SELECT CASE WHEN pg_try_advisory_lock(?) THEN nextval('{table}_token_seq')
+                  WHEN set_config('lock_timeout', ?, true) IS NULL THEN NULL
+                  WHEN pg_advisory_lock(?) IS NULL THEN NULL
+                  ELSE nextval('{table}_token_seq') END""");
     }
 
     /** @return in the caller's transaction: takes the lock, to end with the transaction, only if it is free; parameter: key */
@@ -341,7 +346,7 @@ final class PostgresStatements extends Statements {
             return s.queryNullableLong(advisoryLock(maxBlock), key);
         }
         try {
-            return s.queryNullableLong(advisoryLock(maxBlock), key, lockTimeout(maxBlock));
+            return s.queryNullableLong(advisoryLock(maxBlock), key, lockTimeout(maxBlock), key);
         } catch (SQLException e) {
             if (lockUnavailable(e)) {
                 return OptionalLong.empty();

@@ -73,6 +73,51 @@ class AdvisoryTest {
     }
 
     /**
+     * A PostgreSQL lock with a wait tries the lock first and waits only for a held one, in the same statement: a free
+     * name is taken once (a separate session takes it as soon as it was released once), a held one is waited for in
+     * the database and no longer than the wait, and no pooled connection keeps the statement's {@code lock_timeout}.
+     */
+    @Test
+    void aPostgresLockWithAWaitTakesAFreeNameOnceAndWaitsForAHeldOneBoundedInTheDatabase() throws Exception {
+        try (TestDatabase db = TestDatabase.create(TestDatabase.Kind.POSTGRESQL).withLockTable("method_lock");
+                LockManager a = LockManager.builder(provider(db.dataSource())).build();
+                LockManager b = LockManager.builder(provider(db.dataSource())).build();
+                Connection other = java.sql.DriverManager.getConnection(db.url(), db.user(), "")) {
+            String formula = "SELECT CAST(CAST(('x' || substr(encode(sha256(convert_to(current_schema() || '.method_lock:' || ?,"
+                    + " 'UTF8')), 'hex'), 1, 16)) AS bit(64)) AS bigint)";
+            long key = queryLong(other, formula, "once");
+            LockHandle free = a.acquire("once", LEASE);
+            long first = free.fencingToken();
+            assertThat(queryBoolean(other, "SELECT pg_try_advisory_lock(?)", key)).as("while held").isFalse();
+            free.release();
+            assertThat(queryBoolean(other, "SELECT pg_try_advisory_lock(?)", key)).as("once released: taken once").isTrue();
+            assertThat(queryBoolean(other, "SELECT pg_advisory_unlock(?)", key)).isTrue();
+
+            LockHandle held = a.acquire("once", LEASE);
+            assertThat(held.fencingToken()).isGreaterThan(first);
+            assertThatThrownBy(() -> b.acquire("once", LEASE.withWait(Duration.ofMillis(200))))
+                    .as("a wait bounded by lock_timeout").isInstanceOf(io.txlock.LockTimeoutException.class);
+            java.util.concurrent.CompletableFuture<LockHandle> waiter =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> b.acquire("once", LEASE));
+            while (db.lockWaiters() == 0 && !waiter.isDone()) {
+                Thread.sleep(10);
+            }
+            assertThat(waiter).as("waiting in the database").isNotDone();
+            held.release();
+            LockHandle woken = waiter.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(woken.fencingToken()).isGreaterThan(held.fencingToken());
+            woken.release();
+            assertThat(queryBoolean(other, "SELECT pg_try_advisory_lock(?)", key)).as("once the waiter released: taken once").isTrue();
+            assertThat(queryBoolean(other, "SELECT pg_advisory_unlock(?)", key)).isTrue();
+            for (int i = 0; i < 4; i++) {
+                try (Connection pooled = db.dataSource().getConnection()) {
+                    assertThat(queryString(pooled, "SHOW lock_timeout")).as("a pooled connection's lock_timeout").isEqualTo("0");
+                }
+            }
+        }
+    }
+
+    /**
      * The key's namespace is the schema the lock table is in, not the connection's current schema: a node whose
      * search path starts with another schema (which has no lock table) still shares the lock of every name.
      */
