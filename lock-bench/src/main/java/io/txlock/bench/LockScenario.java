@@ -141,19 +141,8 @@ abstract class LockScenario implements Scenario {
      */
     private Counted handoffFloor(Backend backend, String strategy, BenchConfig config, Progress progress, CostMeter meter,
             Map<String, Counted> measured) throws Exception {
-        Optional<RawLocks> opened = backend.openRaw(strategy);
-        if (opened.isEmpty()) {
-            return null;
-        }
-        try (RawLocks raw = opened.get()) {
-            String kind = raw.describeHandoff();
-            Counted floor = measured.get(kind);
-            if (floor == null) {
-                floor = measureFloor(raw, backend, strategy, config, progress, meter);
-                measured.put(kind, floor);
-            }
-            return floor;
-        }
+        return measuredOnce(backend, strategy, measured, RawLocks::describeHandoff,
+                raw -> measureFloor(raw, backend, strategy, config, progress, meter));
     }
 
     /**
@@ -162,26 +151,40 @@ abstract class LockScenario implements Scenario {
      */
     private Counted safeHandoffFloor(Backend backend, String strategy, BenchConfig config, Progress progress, CostMeter meter,
             Map<String, Counted> measured) throws Exception {
+        return measuredOnce(backend, strategy, measured, raw -> raw.safeHandoffFloor() ? SAFE_FLOOR + ": " + raw.describeCycle() : null,
+                raw -> measureRaw(raw, SAFE_FLOOR, raw.describeCycle() + ", retried after 1 ms while held", raw::cycleSession,
+                        label(backend, "", SAFE_FLOOR), config, progress, meter));
+    }
+
+    /** Measures a backend's raw locks opened for one strategy. */
+    @FunctionalInterface
+    private interface RawMeasure {
+        Counted on(RawLocks raw) throws Exception;
+    }
+
+    /**
+     * @param kindOf the kind of what {@code measure} measures on the raw locks, shared by the strategies that have it;
+     *     null where they have nothing to measure
+     * @return the measurement of that kind, taken once per kind and kept in {@code measured}; null if the backend has no
+     *     raw locks for the strategy, or nothing of the kind
+     */
+    private static Counted measuredOnce(Backend backend, String strategy, Map<String, Counted> measured,
+            java.util.function.Function<RawLocks, String> kindOf, RawMeasure measure) throws Exception {
         Optional<RawLocks> opened = backend.openRaw(strategy);
         if (opened.isEmpty()) {
             return null;
         }
         try (RawLocks raw = opened.get()) {
-            if (!raw.safeHandoffFloor()) {
+            String kind = kindOf.apply(raw);
+            if (kind == null) {
                 return null;
             }
-            String kind = SAFE_FLOOR + ": " + raw.describeCycle();
-            Counted safe = measured.get(kind);
-            if (safe == null) {
-                safe = counted(config, SAFE_FLOOR, raw.describeCycle() + ", retried after 1 ms while held", workload -> {
-                    raw.prepare(workload.allNames());
-                    progress.phase(label(backend, "", SAFE_FLOOR), config.timing().totalNanos());
-                    return ThreadCluster.run(workers(config), w -> Locker.raw(raw.cycleSession()), workload, config.timing(), progress,
-                            meter);
-                });
-                measured.put(kind, safe);
+            Counted counted = measured.get(kind);
+            if (counted == null) {
+                counted = measure.on(raw);
+                measured.put(kind, counted);
             }
-            return safe;
+            return counted;
         }
     }
 
@@ -199,11 +202,24 @@ abstract class LockScenario implements Scenario {
     private Counted measureFloor(RawLocks raw, Backend backend, String strategy, BenchConfig config, Progress progress,
             CostMeter meter) throws Exception {
         boolean blocking = floor() == Floor.BLOCKING;
-        return counted(config, "floor", blocking ? raw.describeHandoff() : raw.describeCycle(), workload -> {
+        return measureRaw(raw, "floor", blocking ? raw.describeHandoff() : raw.describeCycle(),
+                blocking ? raw::blockingSession : raw::cycleSession, label(backend, blocking ? "" : strategy, "floor"), config,
+                progress, meter);
+    }
+
+    /** Opens a session of a backend's raw locks. */
+    @FunctionalInterface
+    private interface RawSessions {
+        RawLocks.Session open() throws Exception;
+    }
+
+    /** Runs the workers on sessions of the raw locks, without txlock, as {@code way}. */
+    private Counted measureRaw(RawLocks raw, String way, String describe, RawSessions sessions, String phase, BenchConfig config,
+            Progress progress, CostMeter meter) throws Exception {
+        return counted(config, way, describe, workload -> {
             raw.prepare(workload.allNames());
-            progress.phase(label(backend, blocking ? "" : strategy, "floor"), config.timing().totalNanos());
-            return ThreadCluster.run(workers(config), w -> Locker.raw(blocking ? raw.blockingSession() : raw.cycleSession()), workload,
-                    config.timing(), progress, meter);
+            progress.phase(phase, config.timing().totalNanos());
+            return ThreadCluster.run(workers(config), w -> Locker.raw(sessions.open()), workload, config.timing(), progress, meter);
         });
     }
 
