@@ -32,8 +32,8 @@ final class Advisory implements LockStrategy {
     private final JdbcAccess db;
     /** Locks held now, each on a pooled connection of its own. */
     private final AtomicInteger heldConnections = new AtomicInteger();
-    /** The lock table's schema or database, read once; the empty string where there is none. */
-    private volatile String namespace;
+    /** The key text of every name up to the name ({@link AdvisoryKeys#keyText}), from the table's namespace read once. */
+    private volatile String keyPrefix;
     /** Whether the database has advisory locks, checked once it was reached. */
     private volatile boolean checked;
 
@@ -70,12 +70,12 @@ final class Advisory implements LockStrategy {
                     c -> st.takeAdvisoryLock(SqlSession.of(c), key(c, r.name()), r.maxBlock(), true),
                     "take the advisory lock of '" + r.name() + "' in the caller's transaction");
             return token.isPresent()
-                    ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), false, true, null))
+                    ? Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), null, false, true, null))
                     : Attempt.held();
         }
         JdbcAccess.OwnTransaction session;
         try {
-            session = db.openSession("take the advisory lock of '" + r.name() + "' on a connection of its own");
+            session = db.openSession(() -> "take the advisory lock of '" + r.name() + "' on a connection of its own");
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + heldConnections.get()
                     + " ADVISORY locks, each on a pooled connection of its own until released: a pool must have more"
@@ -98,7 +98,7 @@ final class Advisory implements LockStrategy {
             }
             heldConnections.incrementAndGet();
             session.lockKey(key);
-            return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), r.owner().id(), true, false, session));
+            return Attempt.granted(new JdbcGrant(r.name(), token.getAsLong(), null, true, false, session));
         } catch (SQLException e) {
             discard(session);
             throw db.failure("take the advisory lock of '" + r.name() + "'", e, false);
@@ -141,15 +141,14 @@ final class Advisory implements LockStrategy {
     }
 
     private String keyText(Connection c, String name) throws SQLException {
-        String ns = namespace;
-        if (ns == null) {
+        String prefix = keyPrefix;
+        if (prefix == null) {
             try (PreparedStatement ps = Statements.prepare(c, db.statements().advisoryNamespace()); ResultSet rs = ps.executeQuery()) {
-                String read = rs.next() ? rs.getString(1) : null;
-                ns = read == null ? "" : read;
+                prefix = AdvisoryKeys.keyText(rs.next() ? rs.getString(1) : null, db.table(), "");
             }
-            namespace = ns;
+            keyPrefix = prefix;
         }
-        return AdvisoryKeys.keyText(ns, db.table(), name);
+        return prefix.concat(name);
     }
 
     /** A session lock: checks the connection holding it is alive (the database keeps no lease); else nothing to do. */

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.regex.Pattern;
 
 /**
  * How {@link io.txlock.Strategy#ADVISORY} names a lock in the database. Fixed for good: nodes of different txlock
@@ -19,11 +18,6 @@ final class AdvisoryKeys {
     /** The longest user-lock name MySQL takes (MariaDB takes 192). */
     static final int MAX_USER_LOCK_NAME = 64;
 
-    /**
-     * What a user-lock name may be made of as it stands: characters without case (MySQL documents its user-lock
-     * names as case-insensitive, so "A" and "a" would share a lock) and without multi-byte encodings.
-     */
-    private static final Pattern PLAIN = Pattern.compile("[a-z0-9._:/-]{1," + MAX_USER_LOCK_NAME + "}");
 
     private AdvisoryKeys() {
     }
@@ -58,7 +52,26 @@ final class AdvisoryKeys {
      *     never equal such a text, as every key text holds a {@code :}
      */
     static String userLockName(String keyText) {
-        return PLAIN.matcher(keyText).matches() ? keyText : HexFormat.of().formatHex(sha256(keyText));
+        return plain(keyText) ? keyText : HexFormat.of().formatHex(sha256(keyText));
+    }
+
+    /**
+     * @return whether {@code text} may be a user-lock name as it stands: 1 to 64 characters without case (MySQL
+     *     documents its user-lock names as case-insensitive, so "A" and "a" would share a lock) and without multi-byte
+     *     encodings, {@code [a-z0-9._:/-]}
+     */
+    static boolean plain(String text) {
+        int n = text.length();
+        if (n == 0 || n > MAX_USER_LOCK_NAME) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char ch = text.charAt(i);
+            if (!(ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '_' || ch == ':' || ch == '/' || ch == '-')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static byte[] sha256(String text) {

@@ -261,7 +261,7 @@ final class FairQueue {
 
     private Session open(String name) {
         try {
-            JdbcAccess.OwnTransaction own = db.openSession("wait in the queue of '" + name + "'");
+            JdbcAccess.OwnTransaction own = db.openSession(() -> "wait in the queue of '" + name + "'");
             Connection c = own.connection();
             boolean manual = false;
             try {

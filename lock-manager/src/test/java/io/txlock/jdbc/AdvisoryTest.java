@@ -50,6 +50,11 @@ class AdvisoryTest {
                 .isEqualTo("public.method_lock:order:42");
         // letters with case are hashed, so that "Job" and "job" never share MySQL's case-insensitive user lock
         assertThat(AdvisoryKeys.userLockName("test.method_lock:Job")).isEqualTo("d1becadefaab028b37efbe4fb9cd08c3e6001f17748683969d024b32532e0fbd");
+        assertThat(AdvisoryKeys.plain("a.b_c:d/e-0123456789z")).isTrue();
+        for (String hashed : new String[] {"", "t.m:a b", "t.m:\u00e9", "t.m:x*", "t.m:Z", "t.m:`", "t.m:{", "t.m:@", "t.m:[",
+                "t.m:\\", "t.m:;", "t.m:,", "t.m:\u0660"}) {
+            assertThat(AdvisoryKeys.plain(hashed)).as(hashed).isFalse();
+        }
     }
 
     /** The key PostgreSQL shows for a held lock is the one the documented formula computes in SQL. */
