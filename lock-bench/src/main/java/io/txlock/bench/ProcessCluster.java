@@ -105,6 +105,7 @@ final class ProcessCluster {
         for (Child c : children) {
             c.awaitReady();
         }
+        meter.settle();
         long begin = System.nanoTime();
         children.forEach(c -> c.send("GO"));
         Timing.Window window = timing.window(begin);

@@ -80,6 +80,7 @@ final class ThreadCluster {
             }
             throw e;
         }
+        meter.settle();
         long begin = System.nanoTime();
         Timing.Window window = timing.window(begin);
         long from = window.from();
