@@ -212,7 +212,6 @@ SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST
 BEGIN NOT ATOMIC
   DECLARE granted BIGINT DEFAULT NULL;
   IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0.000) = 1 THEN
-    SELECT '' FROM DUAL;
     SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
       owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
       expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
@@ -220,9 +219,9 @@ BEGIN NOT ATOMIC
     IF ROW_COUNT() = 1 THEN
       SET granted = LAST_INSERT_ID();
     END IF;
-    SELECT granted FROM DUAL;
+    SELECT '', granted FROM DUAL;
   ELSE
-    SELECT NULL FROM DUAL;
+    SELECT NULL, NULL FROM DUAL;
   END IF;
 END;
 
@@ -230,7 +229,6 @@ END;
 BEGIN NOT ATOMIC
   DECLARE granted BIGINT DEFAULT NULL;
   IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 1.500) = 1 THEN
-    SELECT '' FROM DUAL;
     SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
       owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
       expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
@@ -238,9 +236,9 @@ BEGIN NOT ATOMIC
     IF ROW_COUNT() = 1 THEN
       SET granted = LAST_INSERT_ID();
     END IF;
-    SELECT granted FROM DUAL;
+    SELECT '', granted FROM DUAL;
   ELSE
-    SELECT NULL FROM DUAL;
+    SELECT NULL, NULL FROM DUAL;
   END IF;
 END;
 

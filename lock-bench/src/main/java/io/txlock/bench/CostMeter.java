@@ -23,6 +23,17 @@ final class CostMeter {
         this.server = server;
     }
 
+    /**
+     * Before a measured run begins: see {@link Settle}; nothing for a meter that reads nothing.
+     *
+     * @throws InterruptedException if interrupted meanwhile
+     */
+    void settle() throws InterruptedException {
+        if (server != null) {
+            Settle.beforeRun(server);
+        }
+    }
+
     /** The readings at one end of a window; CPU in nanoseconds, -1 where unknown. */
     record Sample(long benchCpuNanos, ServerUsage.Reading server) {
     }

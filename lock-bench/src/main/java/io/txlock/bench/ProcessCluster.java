@@ -105,19 +105,20 @@ final class ProcessCluster {
         for (Child c : children) {
             c.awaitReady();
         }
+        meter.settle();
         long begin = System.nanoTime();
         children.forEach(c -> c.send("GO"));
         Timing.Window window = timing.window(begin);
         long from = window.from();
         long to = window.to();
         List<Long> pids = children.stream().map(c -> c.process.pid()).toList();
-        sleepUntil(from);
+        Timing.sleepUntil(from);
         CostMeter.Sample start = meter.start(pids);
         if (killHolder) {
-            sleepUntil(from + timing.duration().toNanos() / 2);
+            Timing.sleepUntil(from + timing.duration().toNanos() / 2);
             children.get(0).send("HANG");
         }
-        sleepUntil(to);
+        Timing.sleepUntil(to);
         CostMeter.Sample end = meter.end(pids);
         if (killHolder) {
             awaitRecovery(to);
@@ -192,13 +193,6 @@ final class ProcessCluster {
         reader.setDaemon(true);
         reader.start();
         return child;
-    }
-
-    static void sleepUntil(long nanoTime) throws InterruptedException {
-        long left;
-        while ((left = nanoTime - System.nanoTime()) > 0) {
-            TimeUnit.NANOSECONDS.sleep(Math.min(left, 50_000_000));
-        }
     }
 
     private void error(String message) {

@@ -80,6 +80,7 @@ final class ThreadCluster {
             }
             throw e;
         }
+        meter.settle();
         long begin = System.nanoTime();
         Timing.Window window = timing.window(begin);
         long from = window.from();
@@ -92,9 +93,9 @@ final class ThreadCluster {
             threads.add(t);
         }
         threads.forEach(Thread::start);
-        ProcessCluster.sleepUntil(from);
+        Timing.sleepUntil(from);
         CostMeter.Sample start = meter.start(List.of());
-        ProcessCluster.sleepUntil(to);
+        Timing.sleepUntil(to);
         CostMeter.Sample end = meter.end(List.of());
         long joinBy = to + workload.waitTime().toNanos() + 30_000_000_000L;
         for (Thread t : threads) {

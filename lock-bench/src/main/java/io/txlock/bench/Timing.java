@@ -1,6 +1,7 @@
 package io.txlock.bench;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * How long a measured run lasts: a warm-up whose operations are checked but not measured, then the measured
@@ -23,6 +24,19 @@ public record Timing(Duration warmup, Duration duration) {
     public Window window(long begin) {
         long from = begin + warmup.toNanos();
         return new Window(from, from + duration.toNanos());
+    }
+
+    /**
+     * Sleeps until a point in time, for a run's window to begin or end.
+     *
+     * @param nanoTime when to wake ({@link System#nanoTime()})
+     * @throws InterruptedException if interrupted meanwhile
+     */
+    static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(Math.min(left, 50_000_000));
+        }
     }
 
     /**

@@ -193,7 +193,8 @@ final class MariaDbStatements extends InnoDbStatements {
     /**
      * One compound statement: {@link #queueLock}, then, once it holds the queue lock, {@link #takeOver}, which reads the
      * row's newest committed version under its row lock. If the compare-and-set fails, the session holds the queue
-     * lock.
+     * lock. Its one result comes once the compare-and-set committed ({@code ''} and the token, or NULL if the wait ran
+     * out): a result sent between the two would wake the waiter's thread while its compare-and-set still runs.
      */
     @Override
     String queueLockAndTakeOver(Duration wait) {
@@ -201,10 +202,9 @@ final class MariaDbStatements extends InnoDbStatements {
                 BEGIN NOT ATOMIC
                   DECLARE granted BIGINT DEFAULT NULL;
                   IF GET_LOCK(%s, %s) = 1 THEN
-                    SELECT '' FROM DUAL;
-                %s    SELECT granted FROM DUAL;
+                %s    SELECT '', granted FROM DUAL;
                   ELSE
-                    SELECT NULL FROM DUAL;
+                    SELECT NULL, NULL FROM DUAL;
                   END IF;
                 END""".formatted(queueKey("?"), userLockWait(Math.max(0, waitMillis(w))), takeOverStep(w).indent(4))));
     }

@@ -388,7 +388,8 @@ abstract class Statements {
      * @return {@link #queueLock} and, once the session holds the queue lock, {@link #takeOver} in the same round trip
      *     (statements for {@link SqlSession#queryFirstRows}): the next waiter's turn costs no round trip between its
      *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
-     *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing). If it fails, the session may hold the
+     *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing); or one result whose row holds both, in
+     *     that order. If it fails, the session may hold the
      *     queue lock: let go of it. Parameters: name, owner host, owner id, lease in milliseconds, name. Null where
      *     waiters do not queue, or where the dialect has no such round trip (MySQL: {@link #queueLock}, then the
      *     compare-and-set in statements of its own, {@link MySqlStatements#takeQueue})
@@ -499,15 +500,19 @@ abstract class Statements {
             if (queued == null || queued[0] == null) {
                 return null;
             }
-            Object[] won = results.size() < 2 ? null : results.get(results.size() - 1);
-            return new QueueTurn(String.valueOf(queued[0]), won == null || won[0] == null
-                    ? OptionalLong.empty() : OptionalLong.of(((Number) won[0]).longValue()));
+            Object won = results.size() >= 2 ? lastRowFirst(results) : queued.length >= 2 ? queued[1] : null;
+            return new QueueTurn(String.valueOf(queued[0]), won == null ? OptionalLong.empty() : OptionalLong.of(((Number) won).longValue()));
         } catch (SQLException e) {
             if (lockUnavailable(e) && withRow == null) {
                 return null;
             }
             throw e;
         }
+    }
+
+    private static Object lastRowFirst(List<Object[]> results) {
+        Object[] last = results.get(results.size() - 1);
+        return last == null ? null : last[0];
     }
 
     // ---- how this dialect runs them

@@ -24,6 +24,7 @@ final class RecordingDataSource extends DelegatingDataSource {
     private final java.util.concurrent.atomic.AtomicInteger transactionEnds = new java.util.concurrent.atomic.AtomicInteger();
     private final List<String> databaseCalls = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger results = new java.util.concurrent.atomic.AtomicInteger();
 
     RecordingDataSource(DataSource target) {
         super(target);
@@ -42,6 +43,11 @@ final class RecordingDataSource extends DelegatingDataSource {
     /** @return how many statements the provider prepared or created so far */
     int statements() {
         return statements.get();
+    }
+
+    /** @return how many results (result sets) the provider read from its prepared statements so far */
+    int results() {
+        return results.get();
     }
 
     /** @return how many commits and whole rollbacks the provider sent so far */
@@ -117,6 +123,9 @@ final class RecordingDataSource extends DelegatingDataSource {
                         databaseCalls.add(sql.strip());
                     }
                     Object result = invoke(statement, method, args);
+                    if (result != null && (method.getName().equals("getResultSet") || method.getName().equals("executeQuery"))) {
+                        results.incrementAndGet();
+                    }
                     if (delete && method.getName().equals("executeUpdate")) {
                         deleted[0] += (Integer) result;
                     } else if (delete && method.getName().equals("executeBatch")) {
