@@ -18,7 +18,6 @@ final class AdvisoryKeys {
     /** The longest user-lock name MySQL takes (MariaDB takes 192). */
     static final int MAX_USER_LOCK_NAME = 64;
 
-
     private AdvisoryKeys() {
     }
 
