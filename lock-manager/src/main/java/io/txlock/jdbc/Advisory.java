@@ -75,7 +75,7 @@ final class Advisory implements LockStrategy {
         }
         JdbcAccess.OwnTransaction session;
         try {
-            session = db.openSession("take the advisory lock of '" + r.name() + "' on a connection of its own");
+            session = db.openSession(() -> "take the advisory lock of '" + r.name() + "' on a connection of its own");
         } catch (SQLException e) {
             throw db.failure("open a connection to lock '" + r.name() + "' (this provider holds " + heldConnections.get()
                     + " ADVISORY locks, each on a pooled connection of its own until released: a pool must have more"

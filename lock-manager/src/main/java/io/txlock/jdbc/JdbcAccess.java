@@ -274,11 +274,11 @@ final class JdbcAccess {
      * auto-commit mode is surely not the caller's transaction's own (a transaction-bound datasource hands that one
      * out), so none other is taken.
      */
-    OwnTransaction openSession(String what) throws SQLException {
-        Connection c = ownConnection(what);
+    OwnTransaction openSession(Supplier<String> what) throws SQLException {
+        Connection c = ownConnection(what, null);
         try {
             if (!separateLease && !c.getAutoCommit()) {
-                throw new IllegalStateException("cannot " + what + ": an advisory lock held by a session needs a connection"
+                throw new IllegalStateException("cannot " + what.get() + ": an advisory lock held by a session needs a connection"
                         + " of its own, kept until the lock ends, and the provider's datasource handed out one that is not in"
                         + " auto-commit mode, which may be the caller's transaction's own. Give the provider a datasource for"
                         + " such connections: JdbcLockProvider.builder(tx) over JdbcTransactions, or leaseDataSource(…) (in"
