@@ -19,6 +19,8 @@ final class CancellableStatements {
     private final Cancellation cancellation;
     private final Cancellation.Registration registration;
     private volatile Statement running;
+    /** Where {@link #running} is kept for reuse, or null; written before it. */
+    private volatile ReusedStatements keptBy;
 
     private CancellableStatements(Cancellation cancellation) {
         this.cancellation = cancellation;
@@ -41,22 +43,24 @@ final class CancellableStatements {
      * @throws SQLException if the attempt was cancelled already
      */
     static void track(Statement statement) throws SQLException {
-        track(statement, true);
+        track(statement, null);
     }
 
     /**
-     * @param closeIfCancelled close the statement when the attempt was cancelled already (not one that is kept for
-     *     reuse, {@link ReusedStatements})
+     * @param keptBy the statements that keep it for reuse ({@link ReusedStatements}), which then prepare it anew if it
+     *     is cancelled; null for a statement of the attempt's own, which is closed when the attempt was cancelled
+     *     already
      */
-    static void track(Statement statement, boolean closeIfCancelled) throws SQLException {
+    static void track(Statement statement, ReusedStatements keptBy) throws SQLException {
         CancellableStatements scope = CURRENT.get();
         if (scope != null) {
             if (scope.cancellation.isCancelled()) {
-                if (closeIfCancelled) {
+                if (keptBy == null) {
                     statement.close();
                 }
                 throw new SQLException("the lock attempt was cancelled", CANCELLED);
             }
+            scope.keptBy = keptBy;
             scope.running = statement;
         }
     }
@@ -64,6 +68,10 @@ final class CancellableStatements {
     private void cancel() {
         Statement s = running;
         if (s != null) {
+            ReusedStatements kept = keptBy;
+            if (kept != null) {
+                kept.cancelled(s);
+            }
             try {
                 s.cancel();
             } catch (SQLException | RuntimeException e) {

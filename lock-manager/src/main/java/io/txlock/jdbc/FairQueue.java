@@ -5,7 +5,6 @@ import io.txlock.spi.Attempt;
 import io.txlock.spi.Cancellation;
 import io.txlock.spi.LockRequest;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -64,6 +63,7 @@ final class FairQueue {
     /** When this node last let go of a name through its queue, in {@link System#nanoTime()}. */
     private final Map<String, Long> left = new ConcurrentHashMap<>();
     private volatile LockTableSql ignoringQueue;
+    private volatile String freeUnlistening;
 
     FairQueue(JdbcAccess db, RowLease lease, RowLease.Grants grants) {
         this.db = db;
@@ -146,7 +146,7 @@ final class FairQueue {
             long slice = Math.max(r.lease().toNanos(), last.retryAfter() == null ? 0 : last.retryAfter().toNanos());
             Statements.QueueTurn turn;
             try {
-                turn = st.takeQueue(SqlSession.of(session.connection), r, Duration.ofNanos(Math.min(left, slice)));
+                turn = st.takeQueue(session.sql, r, Duration.ofNanos(Math.min(left, slice)));
             } catch (SQLException e) {
                 session.leaveQueue(e);
                 if (!st.lockUnavailable(e)) {
@@ -159,7 +159,7 @@ final class FairQueue {
                 return turn.token() != null && turn.token().isPresent()
                         ? Attempt.granted(grants.grant(r, turn.token().getAsLong())) : null;
             }
-            last = lease.attempt(SqlSession.of(session.connection), ignoringQueue(), r, grants);
+            last = lease.attempt(session.sql, ignoringQueue(), r, grants);
             if (last.isGranted()) {
                 return last;
             }
@@ -171,7 +171,7 @@ final class FairQueue {
         long pause = FIRST_PAUSE_NANOS;
         boolean looked = session.lookedAtRow;
         while (true) {
-            Attempt a = looked ? Attempt.held() : lease.attempt(SqlSession.of(session.connection), db.sql(), r, grants);
+            Attempt a = looked ? Attempt.held() : lease.attempt(session.sql, db.sql(), r, grants);
             looked = false;
             if (a.isGranted()) {
                 return a;
@@ -210,12 +210,11 @@ final class FairQueue {
         int freed;
         try {
             if (st.freeLeavingQueue() != null) {
-                String unlisten = session.listening ? "UNLISTEN *;\n" : "";
-                freed = (int) SqlSession.of(session.connection).queryLongOfLast(unlisten + st.freeLeavingQueue(), g.name(),
-                        g.fencingToken(), g.ownerId(), g.name()).orElse(0);
+                String sql = session.listening ? freeUnlisteningLeavingQueue(st) : st.freeLeavingQueue();
+                freed = (int) session.sql.queryLongOfLast(sql, g.name(), g.fencingToken(), g.ownerId(), g.name()).orElse(0);
                 session.left();
             } else {
-                freed = SqlSession.of(session.connection).update(st.free(), g.name(), g.fencingToken(), g.ownerId());
+                freed = session.sql.update(st.free(), g.name(), g.fencingToken(), g.ownerId());
             }
         } catch (SQLException e) {
             log.debug("could not free '{}' on its queue connection, freeing it on another: {}", g.name(), e.getMessage());
@@ -249,6 +248,16 @@ final class FairQueue {
         batons.clear();
     }
 
+    /** @return {@link Statements#freeLeavingQueue} after {@code UNLISTEN *}, for a head that listened (PostgreSQL) */
+    private String freeUnlisteningLeavingQueue(Statements st) {
+        String sql = freeUnlistening;
+        if (sql == null) {
+            sql = "UNLISTEN *;\n" + st.freeLeavingQueue();
+            freeUnlistening = sql;
+        }
+        return sql;
+    }
+
     private LockTableSql ignoringQueue() {
         LockTableSql sql = ignoringQueue;
         if (sql == null) {
@@ -279,9 +288,13 @@ final class FairQueue {
         }
     }
 
-    /** A connection of the queue's: auto-commit on while it is ours, its queue lock and channel. */
+    /**
+     * A connection of the queue's: auto-commit on while it is ours, its queue lock and channel. Its statements are kept
+     * on the pooled connection ({@link JdbcSession#reusing}): in auto-commit mode each commits itself.
+     */
     private final class Session {
         private final Connection connection;
+        private final JdbcSession sql;
         private final String name;
         private final boolean wasManualCommit;
         private boolean queued;
@@ -292,6 +305,7 @@ final class FairQueue {
 
         Session(Connection connection, String name, boolean wasManualCommit) {
             this.connection = connection;
+            this.sql = JdbcSession.reusing(connection);
             this.name = name;
             this.wasManualCommit = wasManualCommit;
         }
@@ -315,9 +329,8 @@ final class FairQueue {
          * @param failure what failed: what fails now is added to it, and it is thrown
          */
         void leaveQueue(SQLException failure) throws SQLException {
-            try (PreparedStatement ps = connection.prepareStatement(db.statements().queueUnlock())) {
-                ps.setString(1, name);
-                ps.execute();
+            try {
+                sql.executeEvenIfCancelled(db.statements().queueUnlock(), name);
             } catch (SQLException | RuntimeException e) {
                 failure.addSuppressed(e);
                 queued = true; // end() tries again, and aborts the connection if that fails too
@@ -358,10 +371,7 @@ final class FairQueue {
             ended = true;
             try {
                 if (queued) {
-                    try (PreparedStatement ps = connection.prepareStatement(db.statements().queueUnlock())) {
-                        ps.setString(1, name);
-                        ps.execute();
-                    }
+                    sql.executeEvenIfCancelled(db.statements().queueUnlock(), name);
                 }
                 if (listening) {
                     try (Statement s = connection.createStatement()) {

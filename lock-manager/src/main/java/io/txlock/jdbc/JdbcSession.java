@@ -205,8 +205,9 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
 
     @Override
     public java.util.List<Object[]> queryFirstRows(String statements, Object... params) throws SQLException {
-        java.util.List<Object[]> rows = new java.util.ArrayList<>();
-        try (PreparedStatement ps = Statements.prepare(connection, statements, params)) {
+        java.util.List<Object[]> rows = new java.util.ArrayList<>(2);
+        PreparedStatement ps = prepare(statements, params);
+        try {
             boolean results = ps.execute();
             while (results || ps.getUpdateCount() != -1) {
                 if (results) {
@@ -217,6 +218,30 @@ record JdbcSession(Connection connection, ReusedStatements reused) implements Sq
                 results = ps.getMoreResults();
             }
             return rows;
+        } finally {
+            done(ps);
+        }
+    }
+
+    /**
+     * Runs a statement that lets go of what an attempt took (a queue lock): it runs even once the attempt was
+     * cancelled, as no cancel tracks it ({@link CancellableStatements}).
+     *
+     * @param sql the statement
+     * @param params its parameters
+     * @throws SQLException if it failed
+     */
+    void executeEvenIfCancelled(String sql, Object... params) throws SQLException {
+        if (reused == null) {
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                Statements.bind(ps, 1, params);
+                ps.execute();
+            }
+        } else {
+            PreparedStatement ps = reusedWhileOpen().prepareUntracked(sql, params);
+            if (ps.execute()) {
+                ps.getResultSet().close();
+            }
         }
     }
 

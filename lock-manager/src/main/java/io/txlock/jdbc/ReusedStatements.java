@@ -3,9 +3,12 @@ package io.txlock.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -31,6 +34,8 @@ final class ReusedStatements {
     private final Map<String, PreparedStatement> statements = leastRecentlyUsedClosed();
     /** The statements whose generated keys are read, by their SQL. */
     private final Map<String, PreparedStatement> returningKeys = leastRecentlyUsedClosed();
+    /** Statements cancelled while they ran ({@link CancellableStatements}): never run again, as a driver may keep the cancel's state on them. */
+    private final Set<java.sql.Statement> cancelled = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     private final Connection connection;
 
     private ReusedStatements(Connection connection) {
@@ -109,26 +114,51 @@ final class ReusedStatements {
      * @throws SQLException if it failed, or the attempt was cancelled
      */
     PreparedStatement prepare(String sql, Object... params) throws SQLException {
-        PreparedStatement ps = statements.get(sql);
-        if (ps == null || ps.isClosed()) {
-            ps = connection.prepareStatement(sql);
-            statements.put(sql, ps);
-        }
-        CancellableStatements.track(ps, false);
+        PreparedStatement ps = prepared(sql);
+        CancellableStatements.track(ps, this);
         Statements.bind(ps, 1, params);
         return ps;
+    }
+
+    /**
+     * {@link #prepare}, for a statement that runs even once the attempt was cancelled (one that lets go of what the
+     * attempt took): it is not tracked, so a cancel neither refuses nor cancels it
+     */
+    PreparedStatement prepareUntracked(String sql, Object... params) throws SQLException {
+        PreparedStatement ps = prepared(sql);
+        Statements.bind(ps, 1, params);
+        return ps;
+    }
+
+    private PreparedStatement prepared(String sql) throws SQLException {
+        return prepared(statements, sql, false);
+    }
+
+    /** @return the statement kept in {@code kept}, prepared the first time, and again if it was closed or cancelled */
+    private PreparedStatement prepared(Map<String, PreparedStatement> kept, String sql, boolean returningKeys) throws SQLException {
+        PreparedStatement ps = kept.get(sql);
+        if (ps != null && !cancelled.isEmpty() && cancelled.remove(ps)) {
+            closeQuietly(ps);
+            ps = null;
+        }
+        if (ps == null || ps.isClosed()) {
+            ps = returningKeys ? connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS) : connection.prepareStatement(sql);
+            kept.put(sql, ps);
+        }
+        return ps;
+    }
+
+    /** @param ps a statement of these that was cancelled ({@link java.sql.Statement#cancel()}): it is prepared anew at its next use */
+    void cancelled(java.sql.Statement ps) {
+        cancelled.add(ps);
     }
 
     /**
      * {@link #prepare}, for a statement whose generated keys are read ({@link java.sql.Statement#RETURN_GENERATED_KEYS})
      */
     PreparedStatement prepareReturningKeys(String sql, Object... params) throws SQLException {
-        PreparedStatement ps = returningKeys.get(sql);
-        if (ps == null || ps.isClosed()) {
-            ps = connection.prepareStatement(sql, java.sql.Statement.RETURN_GENERATED_KEYS);
-            returningKeys.put(sql, ps);
-        }
-        CancellableStatements.track(ps, false);
+        PreparedStatement ps = prepared(returningKeys, sql, true);
+        CancellableStatements.track(ps, this);
         Statements.bind(ps, 1, params);
         return ps;
     }

@@ -182,6 +182,85 @@ class FairQueueTest {
     }
 
     /**
+     * Two nodes hand the lock to each other through the queue, over and over: each node's queue connection (the one
+     * connection of its pool, beneath the pool's handle) prepares its statements once, at the first handoffs, and
+     * runs them again at the later ones, instead of having the driver parse them anew at every acquire and release.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void theQueueConnectionsStatementsArePreparedOnce(JdbcSetup setup, Strategy strategy) throws Exception {
+        List<AutoCloseable> closing = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try (TestDatabase db = setup.database()) {
+            RecordingDataSource[] recorded = new RecordingDataSource[2];
+            LockManager[] managers = new LockManager[2];
+            for (int i = 0; i < 2; i++) {
+                RecordedNode node = RecordedNode.open(setup, db, strategy, closing);
+                recorded[i] = node.recorded();
+                managers[i] = node.manager();
+            }
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            LockHandle held = managers[0].acquire("prepared", WAIT);
+            threads.submit(() -> granted.add(managers[1].acquire("prepared", WAIT)));
+            awaitTrue(() -> recorded[1].databaseCalls().stream().anyMatch(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")));
+            held.release();
+            held = granted.take();
+            int[] before = new int[2];
+            for (int handoff = 1; handoff <= 8; handoff++) {
+                if (handoff == 4) { // both queue connections ran every statement of a handoff through the queue
+                    before[0] = recorded[0].prepared().size();
+                    before[1] = recorded[1].prepared().size();
+                }
+                LockManager next = managers[(handoff + 1) % 2]; // node 1 holds first
+                threads.submit(() -> granted.add(next.acquire("prepared", WAIT)));
+                awaitTrue(() -> db.lockWaiters() >= 1); // the next node blocks in the queue
+                LockHandle previous = held;
+                held.release();
+                held = granted.take();
+                assertThat(held.fencingToken()).as("the token of handoff %d", handoff).isGreaterThan(previous.fencingToken());
+            }
+            held.release();
+            for (int i = 0; i < 2; i++) {
+                List<String> prepared = recorded[i].prepared();
+                assertThat(prepared.subList(before[i], prepared.size())).as("statements node %d prepared at its later handoffs", i).isEmpty();
+            }
+        } finally {
+            threads.shutdownNow();
+            closeAll(closing);
+        }
+    }
+
+    /**
+     * A node whose pool has one connection, recorded beneath the pool's handles, so that statements kept on that
+     * connection ({@link ReusedStatements}) are seen prepared once.
+     */
+    private record RecordedNode(RecordingDataSource recorded, LockManager manager) {
+
+        /** @param closing what to close after the test, the node's pools and manager added */
+        static RecordedNode open(JdbcSetup setup, TestDatabase db, Strategy strategy, List<AutoCloseable> closing) {
+            HikariDataSource physical = TestDatabase.pool(setup.mysqlDriver ? db.url().replace("jdbc:mariadb:", "jdbc:mysql:") : db.url(),
+                    db.user(), 1);
+            closing.add(physical);
+            RecordingDataSource recorded = new RecordingDataSource(physical);
+            com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+            config.setDataSource(recorded);
+            config.setMaximumPoolSize(1);
+            HikariDataSource pool = new HikariDataSource(config);
+            closing.add(pool);
+            LockManager manager = LockManager.builder(JdbcLockProvider.builder(pool).strategy(strategy).dialect(setup.dialect)
+                    .reaperPeriod(Duration.ZERO).build()).build();
+            closing.add(manager);
+            return new RecordedNode(recorded, manager);
+        }
+    }
+
+    private static void closeAll(List<AutoCloseable> closing) throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            closing.get(i).close();
+        }
+    }
+
+    /**
      * A node that let go of a name through its queue goes straight back into the queue when it asks again: an attempt
      * outside the queue cannot win a name whose release just woke a waiter, and its statements would only take CPU
      * from that handoff. So from its acquire to blocking behind the new holder it sends the queue's statement alone.

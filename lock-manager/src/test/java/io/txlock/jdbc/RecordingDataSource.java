@@ -25,6 +25,7 @@ final class RecordingDataSource extends DelegatingDataSource {
     private final List<String> databaseCalls = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger results = new java.util.concurrent.atomic.AtomicInteger();
+    private final List<String> prepared = new CopyOnWriteArrayList<>();
 
     RecordingDataSource(DataSource target) {
         super(target);
@@ -43,6 +44,11 @@ final class RecordingDataSource extends DelegatingDataSource {
     /** @return how many statements the provider prepared or created so far */
     int statements() {
         return statements.get();
+    }
+
+    /** @return the text of every statement prepared so far ({@code prepareStatement}), in order */
+    List<String> prepared() {
+        return List.copyOf(prepared);
     }
 
     /** @return how many results (result sets) the provider read from its prepared statements so far */
@@ -84,6 +90,7 @@ final class RecordingDataSource extends DelegatingDataSource {
                     switch (method.getName()) {
                         case "prepareStatement" -> {
                             statements.incrementAndGet();
+                            prepared.add(((String) args[0]).strip());
                             return recorded((PreparedStatement) result, (String) args[0], deleted);
                         }
                         case "createStatement" -> {

@@ -122,6 +122,77 @@ class ReusedStatementsTest {
         }
     }
 
+    /**
+     * A kept statement cancelled while it blocks (an attempt's cancel, {@link CancellableStatements}) is never run
+     * again: the next use prepares it anew, as a driver may keep a cancel's state on a statement.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(value = JdbcSetup.class, names = {"POSTGRESQL", "MARIADB"})
+    void aCancelledKeptStatementIsPreparedAnew(JdbcSetup setup) throws Exception {
+        String sql = setup == JdbcSetup.POSTGRESQL ? "SELECT pg_advisory_lock(?)" : "SELECT GET_LOCK(?, 30)";
+        String unlock = setup == JdbcSetup.POSTGRESQL ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)";
+        Object key = setup == JdbcSetup.POSTGRESQL ? (Object) 4242L : "txlock-cancelled-kept";
+        try (TestDatabase db = setup.database();
+                HikariDataSource onePool = TestDatabase.pool(db.url(), db.user(), 1);
+                Connection holder = DriverManager.getConnection(db.url(), db.user(), "");
+                Connection c = onePool.getConnection()) {
+            SqlSession.of(holder).queryRow(sql, key);
+            JdbcSession kept = JdbcSession.reusing(c);
+            CancelledOnDemand cancellation = new CancelledOnDemand();
+            SQLException[] failed = new SQLException[1];
+            Thread blocked = new Thread(() -> {
+                CancellableStatements scope = CancellableStatements.during(cancellation);
+                try {
+                    kept.queryRow(sql, key);
+                } catch (SQLException e) {
+                    failed[0] = e;
+                } finally {
+                    scope.close();
+                }
+            });
+            blocked.start();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (db.lockWaiters() < 1) {
+                assertThat(System.nanoTime()).as("waited 30 s for the statement to block").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            cancellation.cancel();
+            blocked.join(30_000);
+            assertThat(blocked.isAlive()).as("the cancelled statement still blocked (MariaDB's GET_LOCK returns NULL, %s)",
+                    failed[0]).isFalse();
+            PreparedStatement cancelled = ReusedStatements.of(c).kept().get(sql);
+            assertThat(cancelled).as("the statement kept when it was cancelled").isNotNull();
+
+            SqlSession.of(holder).queryRow(unlock, key);
+            assertThat(kept.queryRow(sql, key)).as("the lock taken after the cancel").isNotNull();
+            assertThat(ReusedStatements.of(c).kept().get(sql)).as("the statement kept now").isNotSameAs(cancelled);
+            assertThat(cancelled.isClosed()).as("the cancelled statement closed").isTrue();
+            kept.queryRow(unlock, key);
+        }
+    }
+
+    /** A cancellation that its test cancels. */
+    private static final class CancelledOnDemand implements io.txlock.spi.Cancellation {
+        private final List<Runnable> onCancel = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private volatile boolean cancelled;
+
+        void cancel() {
+            cancelled = true;
+            onCancel.forEach(Runnable::run);
+        }
+
+        @Override
+        public Registration onCancel(Runnable cancel) {
+            onCancel.add(cancel);
+            return () -> onCancel.remove(cancel);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
+    }
+
     private static Map<String, PreparedStatement> keptOn(HikariDataSource pool) throws SQLException {
         try (Connection c = pool.getConnection()) {
             return ReusedStatements.of(c).kept();
