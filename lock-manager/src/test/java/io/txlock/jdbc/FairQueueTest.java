@@ -343,7 +343,26 @@ class FairQueueTest {
         }
     }
 
+    /** The same when the waiter's manager closes: its close cancels the blocked statement. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    @Timeout(180)
+    void aWaiterBlockedInTheQueueWhoseManagerClosesLeavesIt(JdbcSetup setup, Strategy strategy) throws Exception {
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+            stopBlockedInTheQueue(db, nodes, waiter -> nodes.manager(2).close(), "refused: closed");
+        }
+    }
+
     private static void interruptBlockedInTheQueue(TestDatabase db, Nodes nodes) throws Exception {
+        stopBlockedInTheQueue(db, nodes, Thread::interrupt, "interrupted");
+    }
+
+    /**
+     * Node 1 holds through the queue, node 2 blocks in the queue's statement behind it and node 3 behind node 2; then
+     * {@code stop} ends node 2's wait, whose acquire must end as {@code expected}.
+     */
+    private static void stopBlockedInTheQueue(TestDatabase db, Nodes nodes, java.util.function.Consumer<Thread> stop,
+            String expected) throws Exception {
         LockOptions patient = WAIT.withWait(Duration.ofMinutes(2)).withLease(Duration.ofMinutes(2));
         String name = "interrupted-in-queue";
         BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
@@ -364,6 +383,8 @@ class FairQueueTest {
                     outcome.complete("granted");
                 } catch (LockInterruptedException e) {
                     outcome.complete(Thread.currentThread().isInterrupted() ? "interrupted" : "interrupted, flag cleared");
+                } catch (IllegalStateException e) {
+                    outcome.complete(e.getMessage().contains("closed") ? "refused: closed" : "failed: " + e);
                 } catch (RuntimeException | Error e) {
                     outcome.complete("failed: " + e);
                 }
@@ -374,9 +395,9 @@ class FairQueueTest {
             threads.submit(() -> granted.add(nodes.manager(3).acquire(name, patient)));
             awaitTrue(() -> db.lockWaiters() >= 2); // node 3 blocks behind it
 
-            waiter.interrupt();
-            assertThat(outcome).as("node 2's acquire after its thread was interrupted (bound: a failure guard)")
-                    .succeedsWithin(Duration.ofSeconds(30)).isEqualTo("interrupted");
+            stop.accept(waiter);
+            assertThat(outcome).as("node 2's acquire once stopped (bound: a failure guard)")
+                    .succeedsWithin(Duration.ofSeconds(30)).isEqualTo(expected);
             awaitTrue(() -> db.lockWaiters() == 1 && nodes.active(2) == 0); // node 2 left the queue, gave back its connection
             holder.release();
             LockHandle next = granted.poll(30, TimeUnit.SECONDS);
