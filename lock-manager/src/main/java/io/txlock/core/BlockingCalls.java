@@ -1,8 +1,10 @@
 package io.txlock.core;
 
 import io.txlock.spi.Cancellation;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -77,11 +79,14 @@ final class BlockingCalls {
         watch();
     }
 
-    /** One attempt's cancellation: registered while the provider blocks. Equal only to itself. */
+    /**
+     * One attempt's cancellation: registered while the provider blocks, with one action per open registration (a
+     * provider may open several, such as a statement's cancel and a pause's wake-up). Equal only to itself.
+     */
     final class Call extends RandomHashed implements Cancellation {
         private final Thread caller;
         private final boolean interruptible;
-        private volatile Runnable action;
+        private final List<Runnable> actions = new CopyOnWriteArrayList<>();
         private volatile boolean cancelled;
         private volatile boolean abandoned;
 
@@ -92,13 +97,15 @@ final class BlockingCalls {
 
         @Override
         public Registration onCancel(Runnable cancel) {
-            action = cancel;
+            actions.add(cancel);
             blocked.add(this);
             watch();
             look();
             return () -> {
-                blocked.remove(this);
-                action = null;
+                actions.remove(cancel);
+                if (actions.isEmpty()) {
+                    blocked.remove(this);
+                }
             };
         }
 
@@ -131,8 +138,7 @@ final class BlockingCalls {
 
         private void cancel() {
             cancelled = true;
-            Runnable a = action;
-            if (a != null) {
+            for (Runnable a : actions) {
                 try {
                     a.run();
                 } catch (RuntimeException e) {

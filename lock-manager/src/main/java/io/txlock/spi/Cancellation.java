@@ -11,6 +11,9 @@ package io.txlock.spi;
 public interface Cancellation {
 
     /**
+     * An attempt may have several registrations open at once (a statement's cancel, and a pause's wake-up around it):
+     * a cancel runs the action of each.
+     *
      * @param cancel what makes the blocked call return; must not block, and may run more than once
      * @return the registration, to close once the call returned
      */

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -317,6 +318,104 @@ class FairQueueTest {
     }
 
     /**
+     * A waiter blocked in the database on the queue lock, behind a holder that came through the queue (it keeps its
+     * queue lock), is interrupted: the core's watchdog cancels the blocked statement, so the waiter gets
+     * {@link LockInterruptedException} with its interrupt flag, and it leaves the queue: the waiter queued behind it is
+     * granted when the holder releases, and nothing is left locked. The lease and the wait are long, so that a waiter
+     * whose statement was not cancelled would stay blocked far past the test's bound.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    @Timeout(180)
+    void anInterruptedWaiterBlockedInTheQueueLeavesIt(JdbcSetup setup, Strategy strategy) throws Exception {
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+            interruptBlockedInTheQueue(db, nodes);
+        }
+    }
+
+    /** The same with a pool of one connection per node, which a user may have. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    @Timeout(180)
+    void anInterruptedWaiterBlockedInTheQueueLeavesItWithPoolsOfOne(JdbcSetup setup, Strategy strategy) throws Exception {
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+            interruptBlockedInTheQueue(db, nodes);
+        }
+    }
+
+    /** The same when the waiter's manager closes: its close cancels the blocked statement. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    @Timeout(180)
+    void aWaiterBlockedInTheQueueWhoseManagerClosesLeavesIt(JdbcSetup setup, Strategy strategy) throws Exception {
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+            stopBlockedInTheQueue(db, nodes, waiter -> nodes.manager(2).close(), "refused: closed");
+        }
+    }
+
+    private static void interruptBlockedInTheQueue(TestDatabase db, Nodes nodes) throws Exception {
+        stopBlockedInTheQueue(db, nodes, Thread::interrupt, "interrupted");
+    }
+
+    /**
+     * Node 1 holds through the queue, node 2 blocks in the queue's statement behind it and node 3 behind node 2; then
+     * {@code stop} ends node 2's wait, whose acquire must end as {@code expected}.
+     */
+    private static void stopBlockedInTheQueue(TestDatabase db, Nodes nodes, java.util.function.Consumer<Thread> stop,
+            String expected) throws Exception {
+        LockOptions patient = WAIT.withWait(Duration.ofMinutes(2)).withLease(Duration.ofMinutes(2));
+        String name = "interrupted-in-queue";
+        BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        Thread waiter = null;
+        try {
+            LockHandle outside = nodes.manager(0).acquire(name, patient);
+            threads.submit(() -> granted.add(nodes.manager(1).acquire(name, patient)));
+            awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
+            outside.release();
+            LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
+            assertThat(holder).as("node 1, granted through the queue").isNotNull();
+            assertThat(db.lockWaiters()).as("sessions waiting for a lock while node 1 holds").isZero();
+
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            waiter = new Thread(() -> {
+                try (LockHandle h = nodes.manager(2).acquire(name, patient)) {
+                    outcome.complete("granted");
+                } catch (LockInterruptedException e) {
+                    outcome.complete(Thread.currentThread().isInterrupted() ? "interrupted" : "interrupted, flag cleared");
+                } catch (IllegalStateException e) {
+                    outcome.complete(e.getMessage().contains("closed") ? "refused: closed" : "failed: " + e);
+                } catch (RuntimeException | Error e) {
+                    outcome.complete("failed: " + e);
+                }
+            }, "queue-waiter-interrupted");
+            waiter.start();
+            awaitTrue(() -> db.lockWaiters() >= 1); // node 2 blocks in the database on the queue lock
+            assertThat(nodes.sent(2, "pg_advisory_lock(") || nodes.sent(2, "GET_LOCK(")).as("node 2 sent the queue's statement").isTrue();
+            threads.submit(() -> granted.add(nodes.manager(3).acquire(name, patient)));
+            awaitTrue(() -> db.lockWaiters() >= 2); // node 3 blocks behind it
+
+            stop.accept(waiter);
+            assertThat(outcome).as("node 2's acquire once stopped (bound: a failure guard)")
+                    .succeedsWithin(Duration.ofSeconds(30)).isEqualTo(expected);
+            awaitTrue(() -> db.lockWaiters() == 1 && nodes.active(2) == 0); // node 2 left the queue, gave back its connection
+            holder.release();
+            LockHandle next = granted.poll(30, TimeUnit.SECONDS);
+            assertThat(next).as("node 3, granted once node 1 released").isNotNull();
+            assertThat(next.fencingToken()).as("node 3's token").isGreaterThan(holder.fencingToken());
+            next.release();
+            assertThat(db.lockWaiters()).as("sessions waiting for a lock once all released").isZero();
+            assertThat(nodes.manager(4).tryAcquire(name)).as("a try once released: no queue left behind")
+                    .hasValueSatisfying(LockHandle::release);
+        } finally {
+            if (waiter != null) {
+                waiter.interrupt();
+            }
+            threads.shutdownNow();
+        }
+    }
+
+    /**
      * An attempt outside the queue does not take a free row while another session queues for the name: without the
      * gate in the compare-and-set, a node that was not waiting would take the lock past every queued waiter in the gap
      * between a queued holder's release of the row and of its queue lock. Nor does it insert a missing row: without
@@ -398,9 +497,14 @@ class FairQueueTest {
         private final List<LockManager> managers = new ArrayList<>();
 
         Nodes(JdbcSetup setup, TestDatabase db, Strategy strategy) {
+            this(setup, db, strategy, 4);
+        }
+
+        /** @param poolSize the connections of each node's pool */
+        Nodes(JdbcSetup setup, TestDatabase db, Strategy strategy, int poolSize) {
             String url = setup.mysqlDriver ? db.url().replace("jdbc:mariadb:", "jdbc:mysql:") : db.url();
             for (int i = 0; i < NODES; i++) {
-                HikariDataSource pool = TestDatabase.pool(url, db.user(), 4);
+                HikariDataSource pool = TestDatabase.pool(url, db.user(), poolSize);
                 RecordingDataSource counted = new RecordingDataSource(pool);
                 pools.add(pool);
                 recorded.add(counted);
