@@ -114,6 +114,7 @@ final class Advisory implements LockStrategy {
      * and the pool drops it rather than hand out a connection that holds a lock.
      */
     private void discard(JdbcAccess.OwnTransaction session) {
+        CancellableStatements.settle();
         Connection c = session.connection();
         try {
             db.statements().releaseAdvisoryLocks(c);

@@ -8,6 +8,11 @@ import java.sql.Statement;
  * Makes the statements of one attempt cancellable while it may block: the attempt's thread runs inside
  * {@link #during}, every statement it prepares is tracked, and the core's cancel (an interrupted caller, a closing
  * manager) cancels the statement running now with {@link Statement#cancel()} and refuses any later one.
+ *
+ * <p>A driver's cancel may reach whatever runs on the connection when it arrives (MariaDB Connector/J sends
+ * {@code KILL QUERY} for the connection whenever it is busy), so a cancel must never outlive the attempt's use of the
+ * connection: the attempt {@link #settle settles} before it gives a connection back, and a cancel runs under the
+ * scope's monitor.
  */
 final class CancellableStatements {
 
@@ -65,7 +70,7 @@ final class CancellableStatements {
         }
     }
 
-    private void cancel() {
+    private synchronized void cancel() {
         Statement s = running;
         if (s != null) {
             ReusedStatements kept = keptBy;
@@ -80,10 +85,27 @@ final class CancellableStatements {
         }
     }
 
+    /**
+     * Called on an attempt's thread before it gives a connection back to the pool (or ends its session): waits for a
+     * cancel under way to finish, and keeps later ones away from the statements run so far, so that no cancel reaches
+     * the connection's next user. Does nothing outside an attempt.
+     */
+    static void settle() {
+        CancellableStatements scope = CURRENT.get();
+        if (scope != null) {
+            scope.forgetRunning();
+        }
+    }
+
+    private synchronized void forgetRunning() {
+        running = null;
+        keptBy = null;
+    }
+
     /** The attempt returned: nothing to cancel any more. */
     void close() {
         CURRENT.remove();
-        running = null;
+        forgetRunning();
         registration.close();
     }
 }

@@ -369,6 +369,7 @@ final class FairQueue {
                 return;
             }
             ended = true;
+            CancellableStatements.settle();
             try {
                 if (queued) {
                     sql.executeEvenIfCancelled(db.statements().queueUnlock(), name);

@@ -188,16 +188,20 @@ final class JdbcAccess {
     /** Runs work in its own short transaction, committed before returning. */
     <T> T autoCommitted(SqlWork<T> work, String what) {
         try (Connection c = ownConnection(what)) {
-            if (c.getAutoCommit()) {
-                return work.run(c);
-            }
             try {
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(c);
-                throw e;
+                if (c.getAutoCommit()) {
+                    return work.run(c);
+                }
+                try {
+                    T result = work.run(c);
+                    c.commit();
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    rollbackQuietly(c);
+                    throw e;
+                }
+            } finally {
+                CancellableStatements.settle();
             }
         } catch (SQLException e) {
             throw failure(what, e, false);
@@ -348,6 +352,7 @@ final class JdbcAccess {
         /** Rolls back, restores auto-commit, returns the connection to the pool. */
         @Override
         public void end() throws SQLException {
+            CancellableStatements.settle();
             try {
                 connection.rollback();
                 if (wasAutoCommit) {
@@ -361,6 +366,7 @@ final class JdbcAccess {
         /** The transaction was ended already (its row lock freed): restores auto-commit, returns the connection. */
         @Override
         public void close() throws SQLException {
+            CancellableStatements.settle();
             try {
                 if (wasAutoCommit) {
                     connection.setAutoCommit(true);
