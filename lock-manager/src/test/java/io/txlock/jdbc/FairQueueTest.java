@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
 import io.txlock.LockInterruptedException;
 import io.txlock.LockManager;
+import io.txlock.LockMetrics;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
@@ -415,6 +416,58 @@ class FairQueueTest {
         }
     }
 
+    static Stream<Arguments> databasesAndEveryStrategy() {
+        return Stream.of(JdbcSetup.POSTGRESQL, JdbcSetup.MARIADB, JdbcSetup.MYSQL_DIALECT_ON_MARIADB)
+                .flatMap(setup -> Stream.of(Strategy.values()).map(s -> Arguments.of(setup, s)));
+    }
+
+    /**
+     * A node whose pool has one connection holds that connection for the lock: the queue connection of a holder that
+     * came through the queue (OPTIMISTIC_VERSION, UNIQUE_INSERT), the session of an ADVISORY lock, the transaction of a
+     * SELECT_FOR_UPDATE row lock. Its lease, short here, is renewed by its manager in the background, over several
+     * leases, without waiting for a second connection of the pool: the lock stays valid and the node waiting behind it
+     * is not granted until it releases.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndEveryStrategy")
+    void aHolderWithAPoolOfOneKeepsItsLeaseRenewed(JdbcSetup setup, Strategy strategy) throws Exception {
+        LockOptions shortLease = WAIT.withLease(Duration.ofSeconds(2));
+        int renewals = 7; // over two leases: a renewal every third of the lease
+        String name = "renewed-with-one-connection";
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            ExecutorService threads = Executors.newFixedThreadPool(2);
+            try {
+                LockHandle outside = nodes.manager(0).acquire(name, WAIT);
+                threads.submit(() -> granted.add(nodes.manager(1).acquire(name, shortLease)));
+                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(") || db.lockWaiters() >= 1);
+                outside.release();
+                LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
+                assertThat(holder).as("node 1, granted once node 0 released").isNotNull();
+                assertThat(nodes.active(1)).as("connections of node 1's pool of one held for its lock").isEqualTo(1);
+                int renewedBefore = nodes.renewals(1);
+                threads.submit(() -> granted.add(nodes.manager(2).acquire(name, shortLease)));
+                awaitTrue(() -> db.lockWaiters() >= 1); // node 2 waits in the database behind node 1
+
+                awaitTrue(() -> nodes.renewals(1) - renewedBefore >= renewals || nodes.renewalsFailed(1) > 0 || !holder.isValid()
+                        || !granted.isEmpty());
+                assertThat(holder.isValid()).as("node 1's lock after %d renewals, %d failed", nodes.renewals(1) - renewedBefore,
+                        nodes.renewalsFailed(1)).isTrue();
+                assertThat(nodes.renewalsFailed(1)).as("node 1's failed or refused renewals").isZero();
+                assertThat(granted).as("grants of node 2 while node 1 holds").isEmpty();
+                assertThat(nodes.renewals(1) - renewedBefore).as("node 1's renewals").isGreaterThanOrEqualTo(renewals);
+
+                holder.release();
+                LockHandle next = granted.poll(30, TimeUnit.SECONDS);
+                assertThat(next).as("node 2, granted once node 1 released").isNotNull();
+                assertThat(next.fencingToken()).as("node 2's token").isGreaterThan(holder.fencingToken());
+                next.release();
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
     /**
      * An attempt outside the queue does not take a free row while another session queues for the name: without the
      * gate in the compare-and-set, a node that was not waiting would take the lock past every queued waiter in the gap
@@ -495,6 +548,8 @@ class FairQueueTest {
         private final List<HikariDataSource> pools = new ArrayList<>();
         private final List<RecordingDataSource> recorded = new ArrayList<>();
         private final List<LockManager> managers = new ArrayList<>();
+        private final List<AtomicInteger> renewed = new ArrayList<>();
+        private final List<AtomicInteger> notRenewed = new ArrayList<>();
 
         Nodes(JdbcSetup setup, TestDatabase db, Strategy strategy) {
             this(setup, db, strategy, 4);
@@ -508,9 +563,28 @@ class FairQueueTest {
                 RecordingDataSource counted = new RecordingDataSource(pool);
                 pools.add(pool);
                 recorded.add(counted);
+                AtomicInteger renewals = new AtomicInteger();
+                AtomicInteger failures = new AtomicInteger();
+                renewed.add(renewals);
+                notRenewed.add(failures);
                 managers.add(LockManager.builder(JdbcLockProvider.builder(counted).strategy(strategy).dialect(setup.dialect)
-                        .reaperPeriod(Duration.ZERO).build()).build());
+                        .reaperPeriod(Duration.ZERO).build()).metrics(new LockMetrics() {
+                            @Override
+                            public void renewal(Renewal outcome) {
+                                (outcome == Renewal.OK ? renewals : failures).incrementAndGet();
+                            }
+                        }).build());
             }
+        }
+
+        /** @return the renewals of the node's leases that its backend confirmed */
+        int renewals(int node) {
+            return renewed.get(node).get();
+        }
+
+        /** @return the renewals of the node's leases that failed or that its backend refused */
+        int renewalsFailed(int node) {
+            return notRenewed.get(node).get();
         }
 
         /** @return a connection of node 0's pool, through the setup's driver, outside its provider */
