@@ -469,6 +469,72 @@ class FairQueueTest {
     }
 
     /**
+     * The renewals of a holder that came through the queue (the core's in the background, and two threads extending
+     * the lock over and over) and its release run at once on its one queue connection, whose statements only one
+     * thread may use at a time: every renewal before the release succeeds, the release frees the lock, and the node
+     * waiting behind it is granted.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void renewalsAndTheReleaseOfAHolderThroughTheQueueRunAtOnce(JdbcSetup setup, Strategy strategy) throws Exception {
+        LockOptions shortLease = WAIT.withLease(Duration.ofMillis(600));
+        String name = "renewed-and-released";
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            ExecutorService threads = Executors.newFixedThreadPool(4);
+            try {
+                for (int round = 0; round < 5; round++) {
+                    int holding = 1 + round % 2;
+                    LockHandle outside = nodes.manager(0).acquire(name, WAIT);
+                    int sent = nodes.calls(holding);
+                    threads.submit(() -> granted.add(nodes.manager(holding).acquire(name, shortLease)));
+                    awaitTrue(() -> nodes.callsOf(holding).subList(sent, nodes.calls(holding)).stream()
+                            .anyMatch(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")));
+                    outside.release();
+                    LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
+                    assertThat(holder).as("node %d, granted through the queue", holding).isNotNull();
+                    int waiting = 3 - holding;
+                    threads.submit(() -> granted.add(nodes.manager(waiting).acquire(name, shortLease)));
+                    awaitTrue(() -> db.lockWaiters() >= 1);
+
+                    int failedBefore = nodes.renewalsFailed(holding); // an extend that raced an earlier release was refused
+                    AtomicInteger extended = new AtomicInteger();
+                    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+                    List<Future<Throwable>> extenders = new ArrayList<>();
+                    for (int t = 0; t < 2; t++) {
+                        extenders.add(threads.submit(() -> {
+                            while (true) {
+                                try {
+                                    holder.extend(shortLease.lease());
+                                    extended.incrementAndGet();
+                                } catch (RuntimeException e) {
+                                    return released.get() && e instanceof io.txlock.LockNotHeldException ? null : e;
+                                }
+                            }
+                        }));
+                    }
+                    int renewedBefore = nodes.renewals(holding);
+                    awaitTrue(() -> extended.get() >= 50 && nodes.renewals(holding) - renewedBefore >= 2 || extenders.stream().anyMatch(Future::isDone));
+                    int failed = nodes.renewalsFailed(holding) - failedBefore;
+                    released.set(true);
+                    holder.release();
+                    for (Future<Throwable> f : extenders) {
+                        assertThat(f.get(30, TimeUnit.SECONDS)).as("what ended an extending thread of node %d", holding).isNull();
+                    }
+                    assertThat(failed).as("node %d's failed renewals before its release", holding).isZero();
+                    LockHandle next = granted.poll(30, TimeUnit.SECONDS);
+                    assertThat(next).as("node %d, granted once node %d released", waiting, holding).isNotNull();
+                    assertThat(next.fencingToken()).as("its token").isGreaterThan(holder.fencingToken());
+                    awaitTrue(() -> nodes.active(holding) == 0);
+                    next.release();
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    /**
      * An attempt outside the queue does not take a free row while another session queues for the name: without the
      * gate in the compare-and-set, a node that was not waiting would take the lock past every queued waiter in the gap
      * between a queued holder's release of the row and of its queue lock. Nor does it insert a missing row: without
