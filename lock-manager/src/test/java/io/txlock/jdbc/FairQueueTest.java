@@ -233,6 +233,32 @@ class FairQueueTest {
     }
 
     /**
+     * A waiter whose wait is shorter than its lease blocks in the queue for what is left of its wait, different at
+     * every attempt: the queue's statement binds that wait, so its queue connection prepares one text for all of them,
+     * not one per attempt, which would crowd out the connection's other kept statements ({@link ReusedStatements}).
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void theQueueStatementIsOneTextForEveryWait(JdbcSetup setup, Strategy strategy) throws Exception {
+        List<AutoCloseable> closing = new ArrayList<>();
+        try (TestDatabase db = setup.database()) {
+            RecordedNode holder = RecordedNode.open(setup, db, strategy, closing);
+            RecordedNode waiter = RecordedNode.open(setup, db, strategy, closing);
+            LockHandle held = holder.manager().acquire("waits", WAIT);
+            for (int attempt = 0; attempt < 3; attempt++) { // whole seconds apart: MySQL's GET_LOCK waits in whole seconds
+                assertThat(waiter.manager().tryAcquire("waits", WAIT.withWait(Duration.ofMillis(100 + 1000 * attempt))))
+                        .as("attempt %d while the lock is held", attempt).isEmpty();
+            }
+            held.release();
+            List<String> queueTexts = waiter.recorded().prepared().stream()
+                    .filter(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")).distinct().toList();
+            assertThat(queueTexts).as("texts of the queue's statement prepared over 3 attempts with different waits").hasSize(1);
+        } finally {
+            closeAll(closing);
+        }
+    }
+
+    /**
      * A node whose pool has one connection, recorded beneath the pool's handles, so that statements kept on that
      * connection ({@link ReusedStatements}) are seen prepared once.
      */
@@ -550,7 +576,8 @@ class FairQueueTest {
                 java.sql.Connection queued = nodes.connection()) {
             nodes.manager(0).acquire("gate", WAIT).release();
             Statements st = Statements.of(setup.dialect, "method_lock");
-            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueLock(Duration.ofSeconds(5)), "gate");
+            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueLock(Duration.ofSeconds(5)), "gate",
+                    st.queueWait(Duration.ofSeconds(5)));
                     java.sql.ResultSet rs = ps.executeQuery()) {
                 assertThat(rs.next() && rs.getString(1) != null).as("the queue lock taken").isTrue();
             }
