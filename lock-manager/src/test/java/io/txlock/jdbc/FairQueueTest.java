@@ -515,7 +515,7 @@ class FairQueueTest {
                     LockHandle outside = nodes.manager(0).acquire(name, WAIT);
                     int sent = nodes.calls(holding);
                     threads.submit(() -> granted.add(nodes.manager(holding).acquire(name, shortLease)));
-                    awaitTrue(() -> nodes.callsOf(holding).subList(sent, nodes.calls(holding)).stream()
+                    awaitTrue(() -> nodes.callsOf(holding).stream().skip(sent)
                             .anyMatch(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")) || db.lockWaiters() >= 1);
                     outside.release();
                     LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
