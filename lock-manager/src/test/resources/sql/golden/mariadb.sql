@@ -203,33 +203,13 @@ SET STATEMENT max_statement_time = 1.500 FOR SELECT NEXTVAL(method_lock_token_se
 SELECT NEXTVAL(method_lock_token_seq);
 
 -- queueLock (wait 0 ms)
-SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0.000) = 1, '', NULL);
-
--- queueLock (wait 1500 ms)
-SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 1.500) = 1, '', NULL);
+SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), ? / 1000) = 1, '', NULL);
 
 -- queueLockAndTakeOver (wait 0 ms)
 BEGIN NOT ATOMIC
   DECLARE granted BIGINT DEFAULT NULL;
-  IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0.000) = 1 THEN
-    SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
-      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
-      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-    IF ROW_COUNT() = 1 THEN
-      SET granted = LAST_INSERT_ID();
-    END IF;
-    SELECT '', granted FROM DUAL;
-  ELSE
-    SELECT NULL, NULL FROM DUAL;
-  END IF;
-END;
-
--- queueLockAndTakeOver (wait 1500 ms)
-BEGIN NOT ATOMIC
-  DECLARE granted BIGINT DEFAULT NULL;
-  IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 1.500) = 1 THEN
-    SET STATEMENT max_statement_time = 1.500 FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+  IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), ? / 1000) = 1 THEN
+    SET STATEMENT max_statement_time = ? FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
       owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
       expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
     WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));

@@ -94,10 +94,7 @@ SELECT MAX(id) FROM method_lock_token;
 DELETE FROM method_lock_token WHERE id < ? LIMIT 500;
 
 -- queueLock (wait 0 ms)
-SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 0) = 1, '', NULL);
-
--- queueLock (wait 1500 ms)
-SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), 2) = 1, '', NULL);
+SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), ?) = 1, '', NULL);
 
 -- queueUnlock
 SELECT RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));

@@ -199,32 +199,16 @@ SELECT nextval('method_lock_token_seq') FROM (
 -- queueLock (wait 0 ms)
 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
-    FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait) AS txlock_queued;
-
--- queueLock (wait 1500 ms)
-SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
-  LATERAL (SELECT pg_advisory_lock(txlock_key.k)
-    FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait) AS txlock_queued;
+    FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_queued;
 
 -- queueLockAndTakeOver (wait 0 ms)
 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
-    FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait) AS txlock_queued;
+    FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_queued;
 UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
   hold_count = 1, acquired_at = clock_timestamp(),
   expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
-FROM (SELECT set_config('lock_timeout', '1ms', true)) AS txlock_wait
-WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
-RETURNING version;
-
--- queueLockAndTakeOver (wait 1500 ms)
-SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
-  LATERAL (SELECT pg_advisory_lock(txlock_key.k)
-    FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait) AS txlock_queued;
-UPDATE method_lock SET version = nextval('method_lock_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
-  hold_count = 1, acquired_at = clock_timestamp(),
-  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
-FROM (SELECT set_config('lock_timeout', '1500ms', true)) AS txlock_wait
+FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait
 WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
 RETURNING version;
 

@@ -33,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * held ({@link Statements#selectStateUnqueued()}). A waiter blocked on the queue looks at the row, ignoring the
  * queue, once per lease, so a queue whose holder hangs with its connection open does not outlive the leases.
  *
- * <p>The head's connection is the grant's while it holds the lock; the release frees the row and the queue lock
- * on it, then returns it to the pool. An attempt that ends without the lock (its wait is over, it was cancelled, it
+ * <p>The head's connection is the grant's while it holds the lock: its renewals run on it, so that they need no
+ * second connection of the pool (with a pool of one they would wait for it while the lease ran out), and the release
+ * frees the row and the queue lock on it, then returns it to the pool. The connection's session is locked around each
+ * of them, so a renewal and a release that run at once (the core does not order them) never share it. An attempt that ends without the lock (its wait is over, it was cancelled, it
  * failed) lets go of the queue lock at once, with statements that run even after a cancel; if even that fails, the
  * connection is aborted, so that the database ends its session and its locks.
  */
@@ -195,6 +197,32 @@ final class FairQueue {
     }
 
     /**
+     * Renews a grant won through the queue on the connection that holds its queue lock.
+     *
+     * @return false if it holds none (it was not won through the queue, or was released), or if the renewal failed on
+     *     it: nothing was renewed
+     * @throws LockNotHeldException if the row was no longer the grant's
+     */
+    boolean renewOnBaton(JdbcGrant g, Duration duration) {
+        Session session = batons.get(g);
+        if (session == null) {
+            return false;
+        }
+        synchronized (session) {
+            if (session.ended) {
+                return false;
+            }
+            try {
+                lease.renew(session.sql, db.sql(), g, g.ownerId(), duration);
+                return true;
+            } catch (SQLException e) {
+                log.debug("could not renew '{}' on its queue connection, renewing it on another: {}", g.name(), e.getMessage());
+                return false;
+            }
+        }
+    }
+
+    /**
      * Releases a grant won through the queue: frees its row and then its queue lock, in one statement
      * ({@link Statements#freeLeavingQueue}), on the connection that holds the queue lock, which wakes the next waiter.
      *
@@ -208,20 +236,22 @@ final class FairQueue {
         }
         Statements st = db.statements();
         int freed;
-        try {
-            if (st.freeLeavingQueue() != null) {
-                String sql = session.listening ? freeUnlisteningLeavingQueue(st) : st.freeLeavingQueue();
-                freed = (int) session.sql.queryLongOfLast(sql, g.name(), g.fencingToken(), g.ownerId(), g.name()).orElse(0);
-                session.left();
-            } else {
-                freed = session.sql.update(st.free(), g.name(), g.fencingToken(), g.ownerId());
+        synchronized (session) {
+            try {
+                if (st.freeLeavingQueue() != null) {
+                    String sql = session.listening ? freeUnlisteningLeavingQueue(st) : st.freeLeavingQueue();
+                    freed = (int) session.sql.queryLongOfLast(sql, g.name(), g.fencingToken(), g.ownerId(), g.name()).orElse(0);
+                    session.left();
+                } else {
+                    freed = session.sql.update(st.free(), g.name(), g.fencingToken(), g.ownerId());
+                }
+            } catch (SQLException e) {
+                log.debug("could not free '{}' on its queue connection, freeing it on another: {}", g.name(), e.getMessage());
+                session.end();
+                return false;
             }
-        } catch (SQLException e) {
-            log.debug("could not free '{}' on its queue connection, freeing it on another: {}", g.name(), e.getMessage());
             session.end();
-            return false;
         }
-        session.end();
         if (freed == 0) {
             throw RowLease.notHeld(g, g.ownerId());
         }

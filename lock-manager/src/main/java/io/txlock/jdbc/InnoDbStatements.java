@@ -263,15 +263,20 @@ abstract class InnoDbStatements extends Statements {
     }
 
     /**
-     * @param waitMillis how long {@code GET_LOCK} may wait, in milliseconds (0 or more)
-     * @return its timeout argument, in seconds
+     * @param key an SQL expression for a {@link #queueKey}
+     * @return {@code GET_LOCK} of that key, its wait bound after the key's parameters as {@link #advisoryWait}
      */
-    abstract String userLockWait(long waitMillis);
+    abstract String getLock(String key);
 
     @Override
     String queueLock(Duration wait) {
-        return rendered("queueLock", wait,
-                w -> sql("SELECT IF(GET_LOCK(" + queueKey("?") + ", " + userLockWait(Math.max(0, waitMillis(w))) + ") = 1, '', NULL)"));
+        return rendered("queueLock", null,
+                () -> sql("SELECT IF(" + getLock(queueKey("?")) + " = 1, '', NULL)"));
+    }
+
+    @Override
+    Object queueWait(Duration wait) {
+        return advisoryWait(wait);
     }
 
     @Override

@@ -31,12 +31,14 @@ final class MariaDbStatements extends InnoDbStatements {
 
     @Override
     String takeOver(Duration wait) {
-        return waiting(wait, """
-                UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
-                  owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
-                  expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-                WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))""");
+        return waiting(wait, TAKE_OVER);
     }
+
+    private static final String TAKE_OVER = """
+            UPDATE {table} SET version = LAST_INSERT_ID(NEXTVAL({table}_token_seq)), state = 'HELD', owner_host = ?,
+              owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+              expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+            WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6))""";
 
     /**
      * InnoDB's {@code UPDATE} reads the row with a lock (waiting for a transaction that changed it to end, and reading
@@ -186,32 +188,42 @@ final class MariaDbStatements extends InnoDbStatements {
 
     /** To the millisecond. */
     @Override
-    String userLockWait(long waitMillis) {
-        return seconds(waitMillis);
+    String getLock(String key) {
+        return "GET_LOCK(" + key + ", ? / 1000)";
     }
 
     /**
      * One compound statement: {@link #queueLock}, then, once it holds the queue lock, {@link #takeOver}, which reads the
      * row's newest committed version under its row lock. If the compare-and-set fails, the session holds the queue
      * lock. Its one result comes once the compare-and-set committed ({@code ''} and the token, or NULL if the wait ran
-     * out): a result sent between the two would wake the waiter's thread while its compare-and-set still runs.
+     * out): a result sent between the two would wake the waiter's thread while its compare-and-set still runs. Its
+     * waits are bound, so one text serves every wait: the compare-and-set's as a {@code max_statement_time} of at
+     * least a millisecond (a wait under one, which ends the attempt anyway, may cut it short: a lock timeout).
      */
     @Override
     String queueLockAndTakeOver(Duration wait) {
-        return rendered("queueLockAndTakeOver", wait, w -> sql("""
+        return rendered("queueLockAndTakeOver", null, () -> sql("""
                 BEGIN NOT ATOMIC
                   DECLARE granted BIGINT DEFAULT NULL;
-                  IF GET_LOCK(%s, %s) = 1 THEN
+                  IF %s = 1 THEN
                 %s    SELECT '', granted FROM DUAL;
                   ELSE
                     SELECT NULL, NULL FROM DUAL;
                   END IF;
-                END""".formatted(queueKey("?"), userLockWait(Math.max(0, waitMillis(w))), takeOverStep(w).indent(4))));
+                END""".formatted(getLock(queueKey("?")), takeOverStep().indent(4))));
+    }
+
+    /** Name, wait in milliseconds; the compare-and-set's wait in seconds, owner host, owner id, lease in milliseconds, name. */
+    @Override
+    Object[] queueLockAndTakeOverParameters(io.txlock.spi.LockRequest r, Duration wait) {
+        long millis = Math.max(0, waitMillis(wait));
+        return new Object[] {r.name(), millis, java.math.BigDecimal.valueOf(Math.max(1, millis), 3), r.owner().host(),
+                r.owner().id(), r.lease().toMillis(), r.name()};
     }
 
     /** {@link #takeOver} as a step of a compound statement: sets {@code granted} to the new token if it took the row. */
-    private String takeOverStep(Duration wait) {
-        return takeOver(wait) + """
+    private String takeOverStep() {
+        return "SET STATEMENT max_statement_time = ? FOR " + sql(TAKE_OVER) + """
                 ;
                 IF ROW_COUNT() = 1 THEN
                   SET granted = LAST_INSERT_ID();

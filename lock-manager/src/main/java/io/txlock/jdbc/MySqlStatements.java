@@ -136,8 +136,8 @@ final class MySqlStatements extends InnoDbStatements {
      * waiter's turn to look at the row ignoring the queue, or to give up, comes up to a second late.
      */
     @Override
-    String userLockWait(long waitMillis) {
-        return String.valueOf((waitMillis + 999) / 1000);
+    String getLock(String key) {
+        return "GET_LOCK(" + key + ", ?)";
     }
 
     /** The text as it is: lock waits are bounded by the session ({@link #sessionWait}). */

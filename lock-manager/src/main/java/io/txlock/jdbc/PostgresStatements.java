@@ -58,14 +58,16 @@ final class PostgresStatements extends Statements {
 
     @Override
     String takeOver(Duration wait) {
-        return waiting(wait, """
-                UPDATE {table} SET version = nextval('{table}_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
-                  hold_count = 1, acquired_at = clock_timestamp(),
-                  expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
-                FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
-                WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
-                RETURNING version""");
+        return waiting(wait, TAKE_OVER);
     }
+
+    private static final String TAKE_OVER = """
+            UPDATE {table} SET version = nextval('{table}_token_seq'), state = 'HELD', owner_host = ?, owner_id = ?,
+              hold_count = 1, acquired_at = clock_timestamp(),
+              expires_at = (clock_timestamp() + CAST(? AS BIGINT) * INTERVAL '1 millisecond'), updated_at = clock_timestamp()
+            FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait
+            WHERE name = ? AND (state = 'FREE' OR expires_at < clock_timestamp())
+            RETURNING version""";
 
     /**
      * {@code nextval} in {@code SET} is first drawn when the scan finds the row, before the update locks it. If
@@ -378,14 +380,20 @@ final class PostgresStatements extends Statements {
                 RETURNING version""".formatted(queueKey("name"))));
     }
 
-    /** A session advisory lock on the queue key, waiting up to {@code lock_timeout}; returns the channel name. */
+    /** A session advisory lock on the queue key, waiting up to {@code lock_timeout} (bound); returns the channel name. */
     @Override
     String queueLock(Duration wait) {
-        return rendered("queueLock", wait, w -> waiting(w, """
+        return rendered("queueLock", null, () -> sql("""
                 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT %s AS k) AS txlock_key,
                   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
-                    FROM (SELECT set_config('lock_timeout', {lock_timeout}, true)) AS txlock_wait) AS txlock_queued"""
+                    FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_queued"""
                 .formatted(queueKey("?"))));
+    }
+
+    /** The {@code lock_timeout} text. */
+    @Override
+    Object queueWait(Duration wait) {
+        return lockTimeout(wait);
     }
 
     @Override
@@ -401,7 +409,14 @@ final class PostgresStatements extends Statements {
      */
     @Override
     String queueLockAndTakeOver(Duration wait) {
-        return rendered("queueLockAndTakeOver", wait, w -> queueLock(w) + ";\n" + takeOver(w));
+        return rendered("queueLockAndTakeOver", null, () -> queueLock(wait) + ";\n" + sql(TAKE_OVER).replace("{lock_timeout}", "?"));
+    }
+
+    /** Name, lock timeout; owner host, owner id, lease in milliseconds, lock timeout, name. */
+    @Override
+    Object[] queueLockAndTakeOverParameters(io.txlock.spi.LockRequest r, Duration wait) {
+        String timeout = lockTimeout(wait);
+        return new Object[] {r.name(), timeout, r.owner().host(), r.owner().id(), r.lease().toMillis(), timeout, r.name()};
     }
 
     /**

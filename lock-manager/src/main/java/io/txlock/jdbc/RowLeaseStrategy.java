@@ -10,7 +10,8 @@ import java.util.Optional;
  * {@link RowLease} on the JDBC provider's connections. In LEASE scope every statement commits at once, so no row
  * lock outlives a statement, the provider's own connections in auto-commit mode keep the statements prepared
  * ({@link JdbcSession#autoCommitting}), and a waiter that found the row held waits in the name's {@link FairQueue}
- * where the database has one (a node that let go of the name through its queue lately goes there at once); in
+ * where the database has one (a node that let go of the name through its queue lately goes there at once), and a
+ * grant won there is renewed and released on its queue connection; in
  * TRANSACTION scope the statements join the caller's transaction, and waiters block on its row lock (bounded by their
  * wait) until it ends.
  */
@@ -48,6 +49,9 @@ final class RowLeaseStrategy implements LockStrategy {
 
     @Override
     public void renew(JdbcGrant g, Duration duration) {
+        if (queue.renewOnBaton(g, duration)) {
+            return;
+        }
         db.autoCommitted(c -> {
             lease.renew(JdbcSession.autoCommitting(c), db.sql(), g, g.ownerId(), duration);
             return null;

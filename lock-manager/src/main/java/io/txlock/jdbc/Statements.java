@@ -373,10 +373,20 @@ abstract class Statements {
     /**
      * @return takes the name's queue lock for the session, waiting up to {@code wait}: one row once taken (on
      *     PostgreSQL the name of the channel its releases notify), SQL NULL or a lock timeout if the wait ran out;
-     *     parameter: name (then, where the dialect binds it, the lock timeout)
+     *     parameters: name, the wait ({@link #queueWait}): one text for every wait
      */
     String queueLock(Duration wait) {
         return null;
+    }
+
+    /** @return the wait of {@link #queueLock}, bound after the name */
+    Object queueWait(Duration wait) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + ": waiters do not queue");
+    }
+
+    /** @return the parameters of {@link #queueLockAndTakeOver}, whose waits are bound: one text for every wait */
+    Object[] queueLockAndTakeOverParameters(io.txlock.spi.LockRequest r, Duration wait) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + ": no queueLockAndTakeOver");
     }
 
     /** @return lets go of the name's queue lock held by the session; parameter: name */
@@ -390,7 +400,7 @@ abstract class Statements {
      *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
      *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing); or one result whose row holds both, in
      *     that order. If it fails, the session may hold the
-     *     queue lock: let go of it. Parameters: name, owner host, owner id, lease in milliseconds, name. Null where
+     *     queue lock: let go of it. Parameters: {@link #queueLockAndTakeOverParameters}. Null where
      *     waiters do not queue, or where the dialect has no such round trip (MySQL: {@link #queueLock}, then the
      *     compare-and-set in statements of its own, {@link MySqlStatements#takeQueue})
      */
@@ -491,11 +501,10 @@ abstract class Statements {
         String withRow = queueLockAndTakeOver(wait);
         try {
             if (withRow == null) {
-                Object[] row = s.queryRow(queueLock(wait), r.name());
+                Object[] row = s.queryRow(queueLock(wait), r.name(), queueWait(wait));
                 return row == null || row[0] == null ? null : new QueueTurn(String.valueOf(row[0]), null);
             }
-            List<Object[]> results = s.queryFirstRows(withRow, r.name(), r.owner().host(), r.owner().id(),
-                    r.lease().toMillis(), r.name());
+            List<Object[]> results = s.queryFirstRows(withRow, queueLockAndTakeOverParameters(r, wait));
             Object[] queued = results.isEmpty() ? null : results.get(0);
             if (queued == null || queued[0] == null) {
                 return null;
@@ -720,6 +729,8 @@ abstract class Statements {
                 ps.setLong(first + i, l);
             } else if (p instanceof Integer n) {
                 ps.setInt(first + i, n);
+            } else if (p instanceof java.math.BigDecimal d) {
+                ps.setBigDecimal(first + i, d);
             } else {
                 ps.setString(first + i, (String) p);
             }

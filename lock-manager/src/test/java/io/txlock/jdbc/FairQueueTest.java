@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
 import io.txlock.LockInterruptedException;
 import io.txlock.LockManager;
+import io.txlock.LockMetrics;
 import io.txlock.LockOptions;
 import io.txlock.LockScope;
 import io.txlock.Strategy;
@@ -232,6 +233,32 @@ class FairQueueTest {
     }
 
     /**
+     * A waiter whose wait is shorter than its lease blocks in the queue for what is left of its wait, different at
+     * every attempt: the queue's statement binds that wait, so its queue connection prepares one text for all of them,
+     * not one per attempt, which would crowd out the connection's other kept statements ({@link ReusedStatements}).
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databases")
+    void theQueueStatementIsOneTextForEveryWait(JdbcSetup setup, Strategy strategy) throws Exception {
+        List<AutoCloseable> closing = new ArrayList<>();
+        try (TestDatabase db = setup.database()) {
+            RecordedNode holder = RecordedNode.open(setup, db, strategy, closing);
+            RecordedNode waiter = RecordedNode.open(setup, db, strategy, closing);
+            LockHandle held = holder.manager().acquire("waits", WAIT);
+            for (int attempt = 0; attempt < 3; attempt++) { // whole seconds apart: MySQL's GET_LOCK waits in whole seconds
+                assertThat(waiter.manager().tryAcquire("waits", WAIT.withWait(Duration.ofMillis(100 + 1000 * attempt))))
+                        .as("attempt %d while the lock is held", attempt).isEmpty();
+            }
+            held.release();
+            List<String> queueTexts = waiter.recorded().prepared().stream()
+                    .filter(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")).distinct().toList();
+            assertThat(queueTexts).as("texts of the queue's statement prepared over 3 attempts with different waits").hasSize(1);
+        } finally {
+            closeAll(closing);
+        }
+    }
+
+    /**
      * A node whose pool has one connection, recorded beneath the pool's handles, so that statements kept on that
      * connection ({@link ReusedStatements}) are seen prepared once.
      */
@@ -415,6 +442,125 @@ class FairQueueTest {
         }
     }
 
+    static Stream<Arguments> databasesAndEveryStrategy() {
+        return Stream.of(JdbcSetup.POSTGRESQL, JdbcSetup.MARIADB, JdbcSetup.MYSQL_DIALECT_ON_MARIADB)
+                .flatMap(setup -> Stream.of(Strategy.values()).map(s -> Arguments.of(setup, s)));
+    }
+
+    /**
+     * A node whose pool has one connection holds that connection for the lock: the queue connection of a holder that
+     * came through the queue (OPTIMISTIC_VERSION, UNIQUE_INSERT), the session of an ADVISORY lock, the transaction of a
+     * SELECT_FOR_UPDATE row lock. Its lease, short here, is renewed by its manager in the background, over several
+     * leases, without waiting for a second connection of the pool: the lock stays valid and the node waiting behind it
+     * is not granted until it releases.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndEveryStrategy")
+    void aHolderWithAPoolOfOneKeepsItsLeaseRenewed(JdbcSetup setup, Strategy strategy) throws Exception {
+        LockOptions shortLease = WAIT.withLease(Duration.ofSeconds(2));
+        int renewals = 7; // over two leases: a renewal every third of the lease
+        String name = "renewed-with-one-connection";
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            ExecutorService threads = Executors.newFixedThreadPool(2);
+            try {
+                LockHandle outside = nodes.manager(0).acquire(name, WAIT);
+                threads.submit(() -> granted.add(nodes.manager(1).acquire(name, shortLease)));
+                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(") || db.lockWaiters() >= 1);
+                outside.release();
+                LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
+                assertThat(holder).as("node 1, granted once node 0 released").isNotNull();
+                assertThat(nodes.active(1)).as("connections of node 1's pool of one held for its lock").isEqualTo(1);
+                int renewedBefore = nodes.renewals(1);
+                threads.submit(() -> granted.add(nodes.manager(2).acquire(name, shortLease)));
+                awaitTrue(() -> db.lockWaiters() >= 1); // node 2 waits in the database behind node 1
+
+                awaitTrue(() -> nodes.renewals(1) - renewedBefore >= renewals || nodes.renewalsFailed(1) > 0 || !holder.isValid()
+                        || !granted.isEmpty());
+                assertThat(holder.isValid()).as("node 1's lock after %d renewals, %d failed", nodes.renewals(1) - renewedBefore,
+                        nodes.renewalsFailed(1)).isTrue();
+                assertThat(nodes.renewalsFailed(1)).as("node 1's failed or refused renewals").isZero();
+                assertThat(granted).as("grants of node 2 while node 1 holds").isEmpty();
+                assertThat(nodes.renewals(1) - renewedBefore).as("node 1's renewals").isGreaterThanOrEqualTo(renewals);
+
+                holder.release();
+                LockHandle next = granted.poll(30, TimeUnit.SECONDS);
+                assertThat(next).as("node 2, granted once node 1 released").isNotNull();
+                assertThat(next.fencingToken()).as("node 2's token").isGreaterThan(holder.fencingToken());
+                next.release();
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * The renewals of a holder with a pool of one (the core's in the background, and two threads extending the lock
+     * over and over) and its release run at once on the connection it holds for the lock (the queue connection of a
+     * holder that came through the queue, the ADVISORY session, the SELECT_FOR_UPDATE transaction), which only one
+     * thread may use at a time: every renewal before the release succeeds, the release frees the lock, and the node
+     * waiting behind it is granted.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndEveryStrategy")
+    void renewalsAndTheReleaseOfAHolderWithAPoolOfOneRunAtOnce(JdbcSetup setup, Strategy strategy) throws Exception {
+        LockOptions shortLease = WAIT.withLease(Duration.ofMillis(600));
+        String name = "renewed-and-released";
+        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+            BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
+            ExecutorService threads = Executors.newFixedThreadPool(4);
+            try {
+                for (int round = 0; round < 5; round++) {
+                    int holding = 1 + round % 2;
+                    LockHandle outside = nodes.manager(0).acquire(name, WAIT);
+                    int sent = nodes.calls(holding);
+                    threads.submit(() -> granted.add(nodes.manager(holding).acquire(name, shortLease)));
+                    awaitTrue(() -> nodes.callsOf(holding).stream().skip(sent)
+                            .anyMatch(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")) || db.lockWaiters() >= 1);
+                    outside.release();
+                    LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
+                    assertThat(holder).as("node %d, granted once node 0 released", holding).isNotNull();
+                    int waiting = 3 - holding;
+                    threads.submit(() -> granted.add(nodes.manager(waiting).acquire(name, shortLease)));
+                    awaitTrue(() -> db.lockWaiters() >= 1);
+
+                    int failedBefore = nodes.renewalsFailed(holding); // an extend that raced an earlier release was refused
+                    AtomicInteger extended = new AtomicInteger();
+                    java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+                    List<Future<Throwable>> extenders = new ArrayList<>();
+                    for (int t = 0; t < 2; t++) {
+                        extenders.add(threads.submit(() -> {
+                            while (true) {
+                                try {
+                                    holder.extend(shortLease.lease());
+                                    extended.incrementAndGet();
+                                } catch (RuntimeException e) {
+                                    return released.get() && e instanceof io.txlock.LockNotHeldException ? null : e;
+                                }
+                            }
+                        }));
+                    }
+                    int renewedBefore = nodes.renewals(holding);
+                    awaitTrue(() -> extended.get() >= 50 && nodes.renewals(holding) - renewedBefore >= 2 || extenders.stream().anyMatch(Future::isDone));
+                    int failed = nodes.renewalsFailed(holding) - failedBefore;
+                    released.set(true);
+                    holder.release();
+                    for (Future<Throwable> f : extenders) {
+                        assertThat(f.get(30, TimeUnit.SECONDS)).as("what ended an extending thread of node %d", holding).isNull();
+                    }
+                    assertThat(failed).as("node %d's failed renewals before its release", holding).isZero();
+                    LockHandle next = granted.poll(30, TimeUnit.SECONDS);
+                    assertThat(next).as("node %d, granted once node %d released", waiting, holding).isNotNull();
+                    assertThat(next.fencingToken()).as("its token").isGreaterThan(holder.fencingToken());
+                    awaitTrue(() -> nodes.active(holding) == 0);
+                    next.release();
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
     /**
      * An attempt outside the queue does not take a free row while another session queues for the name: without the
      * gate in the compare-and-set, a node that was not waiting would take the lock past every queued waiter in the gap
@@ -430,7 +576,8 @@ class FairQueueTest {
                 java.sql.Connection queued = nodes.connection()) {
             nodes.manager(0).acquire("gate", WAIT).release();
             Statements st = Statements.of(setup.dialect, "method_lock");
-            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueLock(Duration.ofSeconds(5)), "gate");
+            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueLock(Duration.ofSeconds(5)), "gate",
+                    st.queueWait(Duration.ofSeconds(5)));
                     java.sql.ResultSet rs = ps.executeQuery()) {
                 assertThat(rs.next() && rs.getString(1) != null).as("the queue lock taken").isTrue();
             }
@@ -495,6 +642,8 @@ class FairQueueTest {
         private final List<HikariDataSource> pools = new ArrayList<>();
         private final List<RecordingDataSource> recorded = new ArrayList<>();
         private final List<LockManager> managers = new ArrayList<>();
+        private final List<AtomicInteger> renewed = new ArrayList<>();
+        private final List<AtomicInteger> notRenewed = new ArrayList<>();
 
         Nodes(JdbcSetup setup, TestDatabase db, Strategy strategy) {
             this(setup, db, strategy, 4);
@@ -508,9 +657,28 @@ class FairQueueTest {
                 RecordingDataSource counted = new RecordingDataSource(pool);
                 pools.add(pool);
                 recorded.add(counted);
+                AtomicInteger renewals = new AtomicInteger();
+                AtomicInteger failures = new AtomicInteger();
+                renewed.add(renewals);
+                notRenewed.add(failures);
                 managers.add(LockManager.builder(JdbcLockProvider.builder(counted).strategy(strategy).dialect(setup.dialect)
-                        .reaperPeriod(Duration.ZERO).build()).build());
+                        .reaperPeriod(Duration.ZERO).build()).metrics(new LockMetrics() {
+                            @Override
+                            public void renewal(Renewal outcome) {
+                                (outcome == Renewal.OK ? renewals : failures).incrementAndGet();
+                            }
+                        }).build());
             }
+        }
+
+        /** @return the renewals of the node's leases that its backend confirmed */
+        int renewals(int node) {
+            return renewed.get(node).get();
+        }
+
+        /** @return the renewals of the node's leases that failed or that its backend refused */
+        int renewalsFailed(int node) {
+            return notRenewed.get(node).get();
         }
 
         /** @return a connection of node 0's pool, through the setup's driver, outside its provider */
