@@ -409,6 +409,34 @@ abstract class Statements {
     }
 
     /**
+     * @param g the grant released
+     * @param lease the lease it was granted for
+     * @return the parameters of {@link #freeLeavingQueue}
+     */
+    Object[] freeLeavingQueueParameters(JdbcGrant g, Duration lease) {
+        return new Object[] {g.name(), g.fencingToken(), g.ownerId(), g.name()};
+    }
+
+    /** @return the parameters of {@link #queueLockAndTakeOver} for {@code r} */
+    Object[] queueTurnParameters(io.txlock.spi.LockRequest r) {
+        return new Object[] {r.name(), r.owner().host(), r.owner().id(), r.lease().toMillis(), r.name()};
+    }
+
+    /**
+     * @return lets go of the queue lock of a session whose queue statement failed, and of a row that may have been
+     *     passed to it with the queue lock where the dialect passes rows ({@link #freeLeavingQueue}); parameters:
+     *     {@link #leaveQueueParameters}
+     */
+    String leaveQueue() {
+        return queueUnlock();
+    }
+
+    /** @return the parameters of {@link #leaveQueue()} */
+    Object[] leaveQueueParameters(String name) {
+        return new Object[] {name};
+    }
+
+    /**
      * @return {@link #selectState()} as a waiter outside the queue must see it: a row that anyone queues for shows
      *     HELD, with what is left of its lease, unless this session heads the queue; parameters: name, name
      */
@@ -475,8 +503,19 @@ abstract class Statements {
         return copy;
     }
 
-    /** The outcome of taking a name's queue lock: null when the wait ran out. */
-    record QueueTurn(String channel, OptionalLong token) {
+    /**
+     * The outcome of taking a name's queue lock: null when the wait ran out.
+     *
+     * @param channel the channel the head listens on (empty where releases notify none)
+     * @param token the token of the row taken with the queue lock, empty if none; null if none was tried
+     * @param passedOwner the owner written to the row, where the release passed it to this session as it was; null
+     *     where the session wrote the request's owner
+     * @param passedLeaseMillis the lease of a passed row, counted from before this session asked for the queue lock
+     */
+    record QueueTurn(String channel, OptionalLong token, String passedOwner, long passedLeaseMillis) {
+        QueueTurn(String channel, OptionalLong token) {
+            this(channel, token, null, 0);
+        }
     }
 
     /**
@@ -494,14 +533,17 @@ abstract class Statements {
                 Object[] row = s.queryRow(queueLock(wait), r.name());
                 return row == null || row[0] == null ? null : new QueueTurn(String.valueOf(row[0]), null);
             }
-            List<Object[]> results = s.queryFirstRows(withRow, r.name(), r.owner().host(), r.owner().id(),
-                    r.lease().toMillis(), r.name());
+            List<Object[]> results = s.queryFirstRows(withRow, queueTurnParameters(r));
             Object[] queued = results.isEmpty() ? null : results.get(0);
             if (queued == null || queued[0] == null) {
                 return null;
             }
             Object won = results.size() >= 2 ? lastRowFirst(results) : queued.length >= 2 ? queued[1] : null;
-            return new QueueTurn(String.valueOf(queued[0]), won == null ? OptionalLong.empty() : OptionalLong.of(((Number) won).longValue()));
+            OptionalLong token = won == null ? OptionalLong.empty() : OptionalLong.of(((Number) won).longValue());
+            if (won != null && queued.length >= 4 && queued[2] != null) {
+                return new QueueTurn(String.valueOf(queued[0]), token, String.valueOf(queued[2]), ((Number) queued[3]).longValue());
+            }
+            return new QueueTurn(String.valueOf(queued[0]), token);
         } catch (SQLException e) {
             if (lockUnavailable(e) && withRow == null) {
                 return null;
