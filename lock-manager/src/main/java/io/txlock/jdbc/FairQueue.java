@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * it holds it ({@link Statements#queueLockAndTakeOver}); MySQL's runs it in statements of its own right after. The head
  * keeps the queue lock while it waits for the row and, once it won the row, while it holds it: the next waiter stays
  * blocked in the database until this holder's release, which frees the row and then the queue lock (one statement
- * where the dialect can, {@link Statements#freeLeavingQueue}), and wakes exactly that waiter. A holder that did not
+ * where the dialect can, {@link Statements#freeLeavingQueue}; on MariaDB it passes the row to that waiter instead of
+ * freeing it, so the waiter takes it without writing), and wakes exactly that waiter. A holder that did not
  * come through the queue (it found the lock free) holds no queue lock: on PostgreSQL its release notifies the name's
  * channel, on which only the head listens ({@link Statements#releaseWaking}); on MariaDB and MySQL, which have no
  * notifications, the head looks again after a pause that doubles up to {@link #RECHECK_MAX}, never later than the

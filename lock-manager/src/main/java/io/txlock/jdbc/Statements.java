@@ -390,7 +390,7 @@ abstract class Statements {
      *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
      *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing); or one result whose row holds both, in
      *     that order. If it fails, the session may hold the
-     *     queue lock: let go of it. Parameters: name, owner host, owner id, lease in milliseconds, name. Null where
+     *     queue lock: let go of it ({@link #leaveQueue()}). Parameters: {@link #queueTurnParameters}. Null where
      *     waiters do not queue, or where the dialect has no such round trip (MySQL: {@link #queueLock}, then the
      *     compare-and-set in statements of its own, {@link MySqlStatements#takeQueue})
      */
@@ -401,7 +401,8 @@ abstract class Statements {
     /**
      * @return {@link #free()} and then the release of the name's queue lock held by the session, in one round trip,
      *     the next waiter woken only once the freed row is committed (for {@link SqlSession#queryLongOfLast}): the
-     *     number of rows freed; parameters: name, token, owner id, name. Null where waiters do not queue, or where
+     *     number of rows freed (MariaDB passes the row to the next waiter instead of freeing it); parameters:
+     *     {@link #freeLeavingQueueParameters}. Null where waiters do not queue, or where
      *     the dialect has no such round trip (MySQL: {@link #free()}, then {@link #queueUnlock()})
      */
     String freeLeavingQueue() {
