@@ -56,11 +56,26 @@ WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
 -- freeLeavingQueue
 BEGIN NOT ATOMIC
   DECLARE freed INT DEFAULT 0;
-  UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
-    expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
-  WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
-  SET freed = ROW_COUNT();
+  DECLARE next BIGINT DEFAULT NULL;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  START TRANSACTION;
+  SELECT COUNT(*) INTO freed FROM method_lock
+  WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD' FOR UPDATE;
   DO RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
+  IF freed = 1 THEN
+    SET next = IS_USED_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
+    IF next IS NULL THEN
+      UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+        expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+      WHERE name = ?;
+    ELSE
+      UPDATE method_lock SET version = NEXTVAL(method_lock_token_seq), owner_host = NULL, owner_id = CONCAT('queue:', next),
+        hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+        expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+      WHERE name = ?;
+    END IF;
+  END IF;
+  COMMIT;
   SELECT freed FROM DUAL;
 END;
 
@@ -190,6 +205,14 @@ WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_T
 SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM method_lock
 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6));
 
+-- leaveQueue
+BEGIN NOT ATOMIC
+  UPDATE method_lock SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+    expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+  WHERE name = ? AND state = 'HELD' AND owner_id = CONCAT('queue:', CONNECTION_ID()) AND version > @txlock_queued;
+  SELECT RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
+END;
+
 -- lockProbe
 SELECT 1 FROM method_lock WHERE name = ? FOR UPDATE SKIP LOCKED;
 
@@ -208,17 +231,30 @@ SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST
 -- queueLockAndTakeOver (wait 0 ms)
 BEGIN NOT ATOMIC
   DECLARE granted BIGINT DEFAULT NULL;
+  DECLARE passed BIGINT DEFAULT NULL;
+  DECLARE lease BIGINT DEFAULT NULL;
+  DECLARE since DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+  SET @txlock_queued = NEXTVAL(method_lock_token_seq);
   IF GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), ? / 1000) = 1 THEN
-    SET STATEMENT max_statement_time = ? FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
-      owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
-      expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
-    WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
-    IF ROW_COUNT() = 1 THEN
-      SET granted = LAST_INSERT_ID();
+    SET STATEMENT max_statement_time = ? FOR
+    SELECT MAX(version), MAX(TIMESTAMPDIFF(MICROSECOND, since, expires_at) DIV 1000) INTO passed, lease
+    FROM method_lock WHERE name = ? AND state = 'HELD' AND owner_id = CONCAT('queue:', CONNECTION_ID()) AND version > @txlock_queued
+      AND expires_at > UTC_TIMESTAMP(6)
+    FOR UPDATE;
+    IF passed IS NOT NULL THEN
+      SELECT '', passed, CONCAT('queue:', CONNECTION_ID()), lease FROM DUAL;
+    ELSE
+      SET STATEMENT max_statement_time = ? FOR UPDATE method_lock SET version = LAST_INSERT_ID(NEXTVAL(method_lock_token_seq)), state = 'HELD', owner_host = ?,
+        owner_id = ?, hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+        expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+      WHERE name = ? AND (state = 'FREE' OR expires_at < UTC_TIMESTAMP(6));
+      IF ROW_COUNT() = 1 THEN
+        SET granted = LAST_INSERT_ID();
+      END IF;
+      SELECT '', granted, NULL, NULL FROM DUAL;
     END IF;
-    SELECT '', granted FROM DUAL;
   ELSE
-    SELECT NULL, NULL FROM DUAL;
+    SELECT NULL, NULL, NULL, NULL FROM DUAL;
   END IF;
 END;
 

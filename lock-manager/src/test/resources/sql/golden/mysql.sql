@@ -78,6 +78,9 @@ WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_T
 SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM method_lock
 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= UTC_TIMESTAMP(6));
 
+-- leaveQueue
+SELECT RELEASE_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256));
+
 -- lockProbe
 SELECT 1 FROM method_lock WHERE name = ? FOR UPDATE SKIP LOCKED;
 

@@ -178,6 +178,9 @@ WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock
 SELECT name, state, version, owner_host, owner_id, hold_count, acquired_at, expires_at, updated_at FROM method_lock
 WHERE name = ? AND state = 'HELD' AND (expires_at IS NULL OR expires_at >= clock_timestamp());
 
+-- leaveQueue
+SELECT pg_advisory_unlock(hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)));
+
 -- lockOrCreateRow
 INSERT INTO method_lock AS txlock_row (version, name, state, hold_count, expires_at, updated_at)
 VALUES (0, ?, 'FREE', 0, clock_timestamp(), clock_timestamp())

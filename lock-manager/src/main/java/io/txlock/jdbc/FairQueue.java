@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * it holds it ({@link Statements#queueLockAndTakeOver}); MySQL's runs it in statements of its own right after. The head
  * keeps the queue lock while it waits for the row and, once it won the row, while it holds it: the next waiter stays
  * blocked in the database until this holder's release, which frees the row and then the queue lock (one statement
- * where the dialect can, {@link Statements#freeLeavingQueue}), and wakes exactly that waiter. A holder that did not
+ * where the dialect can, {@link Statements#freeLeavingQueue}; on MariaDB it passes the row to that waiter instead of
+ * freeing it, so the waiter takes it without writing), and wakes exactly that waiter. A holder that did not
  * come through the queue (it found the lock free) holds no queue lock: on PostgreSQL its release notifies the name's
  * channel, on which only the head listens ({@link Statements#releaseWaking}); on MariaDB and MySQL, which have no
  * notifications, the head looks again after a pause that doubles up to {@link #RECHECK_MAX}, never later than the
@@ -117,6 +118,7 @@ final class FairQueue {
                 a = head(session, r, deadline, wake);
             }
             if (a.isGranted() && session.queued) {
+                session.lease = r.lease();
                 batons.put((JdbcGrant) a.grant(), session);
                 kept = true;
             }
@@ -158,6 +160,9 @@ final class FairQueue {
             }
             if (turn != null) {
                 session.queued(turn.channel(), turn.token() != null);
+                if (turn.passedOwner() != null) {
+                    return Attempt.granted(passed(session, r, turn));
+                }
                 return turn.token() != null && turn.token().isPresent()
                         ? Attempt.granted(grants.grant(r, turn.token().getAsLong())) : null;
             }
@@ -166,6 +171,19 @@ final class FairQueue {
                 return last;
             }
         }
+    }
+
+    /**
+     * The grant of a row that the release passed to this session with the queue lock, as the row holds it: its token,
+     * and the owner the release wrote, which its renewals and its release then check. A passed lease shorter than the
+     * request's, counted from before the session asked for the queue lock, is renewed for the request's at once.
+     */
+    private JdbcGrant passed(Session session, LockRequest r, Statements.QueueTurn turn) throws SQLException {
+        JdbcGrant g = new JdbcGrant(r.name(), turn.token().getAsLong(), turn.passedOwner(), true, false, null);
+        if (turn.passedLeaseMillis() < r.lease().toMillis()) {
+            lease.renew(session.sql, db.sql(), g, g.ownerId(), r.lease());
+        }
+        return g;
     }
 
     /** Heads the queue: looks at the row, and waits to be woken (or for a pause) until it wins it or the wait is over. */
@@ -240,7 +258,7 @@ final class FairQueue {
             try {
                 if (st.freeLeavingQueue() != null) {
                     String sql = session.listening ? freeUnlisteningLeavingQueue(st) : st.freeLeavingQueue();
-                    freed = (int) session.sql.queryLongOfLast(sql, g.name(), g.fencingToken(), g.ownerId(), g.name()).orElse(0);
+                    freed = (int) session.sql.queryLongOfLast(sql, st.freeLeavingQueueParameters(g, session.lease)).orElse(0);
                     session.left();
                 } else {
                     freed = session.sql.update(st.free(), g.name(), g.fencingToken(), g.ownerId());
@@ -332,6 +350,8 @@ final class FairQueue {
         private String channel;
         private boolean listening;
         private boolean ended;
+        /** The lease of the grant that holds this session's queue lock. */
+        private Duration lease;
 
         Session(Connection connection, String name, boolean wasManualCommit) {
             this.connection = connection;
@@ -360,7 +380,8 @@ final class FairQueue {
          */
         void leaveQueue(SQLException failure) throws SQLException {
             try {
-                sql.executeEvenIfCancelled(db.statements().queueUnlock(), name);
+                Statements st = db.statements();
+                sql.executeEvenIfCancelled(st.leaveQueue(), st.leaveQueueParameters(name));
             } catch (SQLException | RuntimeException e) {
                 failure.addSuppressed(e);
                 queued = true; // end() tries again, and aborts the connection if that fails too

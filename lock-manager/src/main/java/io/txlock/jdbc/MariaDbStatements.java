@@ -193,32 +193,65 @@ final class MariaDbStatements extends InnoDbStatements {
     }
 
     /**
-     * One compound statement: {@link #queueLock}, then, once it holds the queue lock, {@link #takeOver}, which reads the
-     * row's newest committed version under its row lock. If the compare-and-set fails, the session holds the queue
-     * lock. Its one result comes once the compare-and-set committed ({@code ''} and the token, or NULL if the wait ran
-     * out): a result sent between the two would wake the waiter's thread while its compare-and-set still runs. Its
-     * waits are bound, so one text serves every wait: the compare-and-set's as a {@code max_statement_time} of at
-     * least a millisecond (a wait under one, which ends the attempt anyway, may cut it short: a lock timeout).
+     * One compound statement: {@link #queueLock}, then, once it holds the queue lock, a locking read of the row that
+     * finds it passed to this session by the release that let go of the queue lock ({@link #freeLeavingQueue}): held
+     * by {@link #passedTo} this connection, with a token drawn after this statement drew one of its own before it
+     * waited (so never a pass to an earlier session of the same id, before a restart), and a lease that has not run
+     * out. Such a row is this session's grant as it is: nothing is written. Otherwise {@link #takeOver}, which reads
+     * the row's newest committed version under its row lock. If neither took the row, the session holds the queue
+     * lock. Its one result comes once the row was read or taken ({@code ''}, the token, the owner written to a passed
+     * row or NULL, and a passed row's lease in milliseconds counted from this statement's start; NULLs if the wait ran
+     * out): a result sent between the steps would wake the waiter's thread while they still run.
+     * Its waits are bound, so one text serves every wait: the locking read's and the compare-and-set's as a
+     * {@code max_statement_time} of at least a millisecond (a wait under one, which ends the attempt anyway, may cut
+     * them short: a lock timeout).
      */
     @Override
     String queueLockAndTakeOver(Duration wait) {
         return rendered("queueLockAndTakeOver", null, () -> sql("""
                 BEGIN NOT ATOMIC
                   DECLARE granted BIGINT DEFAULT NULL;
+                  DECLARE passed BIGINT DEFAULT NULL;
+                  DECLARE lease BIGINT DEFAULT NULL;
+                  DECLARE since DATETIME(6) DEFAULT UTC_TIMESTAMP(6);
+                  SET @txlock_queued = NEXTVAL({table}_token_seq);
                   IF %s = 1 THEN
-                %s    SELECT '', granted FROM DUAL;
+                    SET STATEMENT max_statement_time = ? FOR
+                    SELECT MAX(version), MAX(TIMESTAMPDIFF(MICROSECOND, since, expires_at) DIV 1000) INTO passed, lease
+                    FROM {table} WHERE name = ? AND state = 'HELD' AND owner_id = %s AND version > @txlock_queued
+                      AND expires_at > UTC_TIMESTAMP(6)
+                    FOR UPDATE;
+                    IF passed IS NOT NULL THEN
+                      SELECT '', passed, %s, lease FROM DUAL;
+                    ELSE
+                %s      SELECT '', granted, NULL, NULL FROM DUAL;
+                    END IF;
                   ELSE
-                    SELECT NULL, NULL FROM DUAL;
+                    SELECT NULL, NULL, NULL, NULL FROM DUAL;
                   END IF;
-                END""".formatted(getLock(queueKey("?")), takeOverStep().indent(4))));
+                END""".formatted(getLock(queueKey("?")), passedTo("CONNECTION_ID()"), passedTo("CONNECTION_ID()"),
+                takeOverStep().indent(6))));
     }
 
-    /** Name, wait in milliseconds; the compare-and-set's wait in seconds, owner host, owner id, lease in milliseconds, name. */
+    /**
+     * Name, wait in milliseconds; the locking read's wait in seconds, name; the compare-and-set's wait in seconds,
+     * owner host, owner id, lease in milliseconds, name.
+     */
     @Override
     Object[] queueLockAndTakeOverParameters(io.txlock.spi.LockRequest r, Duration wait) {
         long millis = Math.max(0, waitMillis(wait));
-        return new Object[] {r.name(), millis, java.math.BigDecimal.valueOf(Math.max(1, millis), 3), r.owner().host(),
-                r.owner().id(), r.lease().toMillis(), r.name()};
+        java.math.BigDecimal seconds = java.math.BigDecimal.valueOf(Math.max(1, millis), 3);
+        return new Object[] {r.name(), millis, seconds, r.name(), seconds, r.owner().host(), r.owner().id(),
+                r.lease().toMillis(), r.name()};
+    }
+
+    /**
+     * @param connection an SQL expression for a connection id
+     * @return the owner written to a row passed to the session that holds the queue lock: never a {@link
+     *     io.txlock.spi.LockOwner#id()}, which always holds a {@code /}
+     */
+    static String passedTo(String connection) {
+        return "CONCAT('queue:', " + connection + ")";
     }
 
     /** {@link #takeOver} as a step of a compound statement: sets {@code granted} to the new token if it took the row. */
@@ -231,21 +264,66 @@ final class MariaDbStatements extends InnoDbStatements {
     }
 
     /**
-     * {@link #free()} and {@code RELEASE_LOCK} in one compound statement: in auto-commit mode the update commits before
-     * the next statement of the compound runs, so the waiter that the release wakes reads the row freed.
+     * The release of a grant that holds the queue lock, in one compound statement and one transaction, with one
+     * durable commit: it locks the grant's row, lets go of the queue lock, which the database hands to its next
+     * waiter at once, and then, if someone holds the queue lock, passes the row to that session ({@link #passedTo}
+     * its connection id, a token drawn now, the lease given, counted from now: after that waiter's statement began),
+     * else frees it. The waiter's locking read ({@link #queueLockAndTakeOver}) waits for this commit. A failure rolls
+     * the transaction back, so none stays open on the connection.
      */
     @Override
     String freeLeavingQueue() {
         return rendered("freeLeavingQueue", null, () -> sql("""
                 BEGIN NOT ATOMIC
                   DECLARE freed INT DEFAULT 0;
+                  DECLARE next BIGINT DEFAULT NULL;
+                  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+                  START TRANSACTION;
+                  SELECT COUNT(*) INTO freed FROM {table}
+                  WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD' FOR UPDATE;
+                  DO RELEASE_LOCK(%s);
+                  IF freed = 1 THEN
+                    SET next = IS_USED_LOCK(%s);
+                    IF next IS NULL THEN
+                      UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
+                        expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
+                      WHERE name = ?;
+                    ELSE
+                      UPDATE {table} SET version = NEXTVAL({table}_token_seq), owner_host = NULL, owner_id = %s,
+                        hold_count = 1, acquired_at = UTC_TIMESTAMP(6),
+                        expires_at = TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6)), updated_at = UTC_TIMESTAMP(6)
+                      WHERE name = ?;
+                    END IF;
+                  END IF;
+                  COMMIT;
+                  SELECT freed FROM DUAL;
+                END""".formatted(queueKey("?"), queueKey("?"), passedTo("next"))));
+    }
+
+    /** Parameters: name, token, owner id, name, name, name, lease in milliseconds, name. */
+    @Override
+    Object[] freeLeavingQueueParameters(JdbcGrant g, Duration lease) {
+        return new Object[] {g.name(), g.fencingToken(), g.ownerId(), g.name(), g.name(), g.name(), lease.toMillis(), g.name()};
+    }
+
+    /**
+     * Frees a row passed to this session that it never took ({@link #queueLockAndTakeOver} failed after the queue lock),
+     * then lets go of the queue lock.
+     */
+    @Override
+    String leaveQueue() {
+        return rendered("leaveQueue", null, () -> sql("""
+                BEGIN NOT ATOMIC
                   UPDATE {table} SET state = 'FREE', owner_host = NULL, owner_id = NULL, hold_count = 0,
                     expires_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6)
-                  WHERE name = ? AND version = ? AND owner_id = ? AND state = 'HELD';
-                  SET freed = ROW_COUNT();
-                  DO RELEASE_LOCK(%s);
-                  SELECT freed FROM DUAL;
-                END""".formatted(queueKey("?"))));
+                  WHERE name = ? AND state = 'HELD' AND owner_id = %s AND version > @txlock_queued;
+                  SELECT RELEASE_LOCK(%s);
+                END""".formatted(passedTo("CONNECTION_ID()"), queueKey("?"))));
+    }
+
+    @Override
+    Object[] leaveQueueParameters(String name) {
+        return new Object[] {name, name};
     }
 
     /** @return a query for a new token */

@@ -400,7 +400,7 @@ abstract class Statements {
      *     wake-up and its compare-and-set. Results: {@code queueLock}'s, then, once queued, the token the
      *     compare-and-set wrote (no row, or SQL NULL, if it granted nothing); or one result whose row holds both, in
      *     that order. If it fails, the session may hold the
-     *     queue lock: let go of it. Parameters: {@link #queueLockAndTakeOverParameters}. Null where
+     *     queue lock: let go of it ({@link #leaveQueue()}). Parameters: {@link #queueLockAndTakeOverParameters}. Null where
      *     waiters do not queue, or where the dialect has no such round trip (MySQL: {@link #queueLock}, then the
      *     compare-and-set in statements of its own, {@link MySqlStatements#takeQueue})
      */
@@ -411,11 +411,35 @@ abstract class Statements {
     /**
      * @return {@link #free()} and then the release of the name's queue lock held by the session, in one round trip,
      *     the next waiter woken only once the freed row is committed (for {@link SqlSession#queryLongOfLast}): the
-     *     number of rows freed; parameters: name, token, owner id, name. Null where waiters do not queue, or where
+     *     number of rows freed (MariaDB passes the row to the next waiter instead of freeing it); parameters:
+     *     {@link #freeLeavingQueueParameters}. Null where waiters do not queue, or where
      *     the dialect has no such round trip (MySQL: {@link #free()}, then {@link #queueUnlock()})
      */
     String freeLeavingQueue() {
         return null;
+    }
+
+    /**
+     * @param g the grant released
+     * @param lease the lease it was granted for
+     * @return the parameters of {@link #freeLeavingQueue}
+     */
+    Object[] freeLeavingQueueParameters(JdbcGrant g, Duration lease) {
+        return new Object[] {g.name(), g.fencingToken(), g.ownerId(), g.name()};
+    }
+
+    /**
+     * @return lets go of the queue lock of a session whose queue statement failed, and of a row that may have been
+     *     passed to it with the queue lock where the dialect passes rows ({@link #freeLeavingQueue}); parameters:
+     *     {@link #leaveQueueParameters}
+     */
+    String leaveQueue() {
+        return queueUnlock();
+    }
+
+    /** @return the parameters of {@link #leaveQueue()} */
+    Object[] leaveQueueParameters(String name) {
+        return new Object[] {name};
     }
 
     /**
@@ -485,8 +509,19 @@ abstract class Statements {
         return copy;
     }
 
-    /** The outcome of taking a name's queue lock: null when the wait ran out. */
-    record QueueTurn(String channel, OptionalLong token) {
+    /**
+     * The outcome of taking a name's queue lock: null when the wait ran out.
+     *
+     * @param channel the channel the head listens on (empty where releases notify none)
+     * @param token the token of the row taken with the queue lock, empty if none; null if none was tried
+     * @param passedOwner the owner written to the row, where the release passed it to this session as it was; null
+     *     where the session wrote the request's owner
+     * @param passedLeaseMillis the lease of a passed row, counted from before this session asked for the queue lock
+     */
+    record QueueTurn(String channel, OptionalLong token, String passedOwner, long passedLeaseMillis) {
+        QueueTurn(String channel, OptionalLong token) {
+            this(channel, token, null, 0);
+        }
     }
 
     /**
@@ -510,7 +545,11 @@ abstract class Statements {
                 return null;
             }
             Object won = results.size() >= 2 ? lastRowFirst(results) : queued.length >= 2 ? queued[1] : null;
-            return new QueueTurn(String.valueOf(queued[0]), won == null ? OptionalLong.empty() : OptionalLong.of(((Number) won).longValue()));
+            OptionalLong token = won == null ? OptionalLong.empty() : OptionalLong.of(((Number) won).longValue());
+            if (won != null && queued.length >= 4 && queued[2] != null) {
+                return new QueueTurn(String.valueOf(queued[0]), token, String.valueOf(queued[2]), ((Number) queued[3]).longValue());
+            }
+            return new QueueTurn(String.valueOf(queued[0]), token);
         } catch (SQLException e) {
             if (lockUnavailable(e) && withRow == null) {
                 return null;
