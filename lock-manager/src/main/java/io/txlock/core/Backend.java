@@ -50,7 +50,8 @@ final class Backend {
         run(call, verb, name, "");
     }
 
-    private RuntimeException failure(RuntimeException e, String verb, String name, String tail) {
+    /** @return what a call that failed with {@code e} throws: see {@link #call} */
+    RuntimeException failure(RuntimeException e, String verb, String name, String tail) {
         if (e instanceof LockException || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
             return e;
         }

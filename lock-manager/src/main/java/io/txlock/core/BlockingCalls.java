@@ -1,10 +1,10 @@
 package io.txlock.core;
 
 import io.txlock.spi.Cancellation;
-import java.util.List;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +22,7 @@ final class BlockingCalls {
 
     private static final Logger log = LoggerFactory.getLogger(BlockingCalls.class);
     static final long WATCH_MILLIS = 10;
+    private static final Runnable[] NO_ACTIONS = {};
 
     private final ScheduledExecutorService timers;
     private final Set<Call> blocked = ConcurrentHashMap.newKeySet();
@@ -81,12 +82,14 @@ final class BlockingCalls {
 
     /**
      * One attempt's cancellation: registered while the provider blocks, with one action per open registration (a
-     * provider may open several, such as a statement's cancel and a pause's wake-up). Equal only to itself.
+     * provider may open several, such as a statement's cancel and a pause's wake-up). Equal only to itself. The open
+     * actions are an array replaced, under this call's monitor, at each registration and close (most attempts register
+     * none: they allocate nothing for it); a cancel runs the array it reads.
      */
     final class Call extends RandomHashed implements Cancellation {
         private final Thread caller;
         private final boolean interruptible;
-        private final List<Runnable> actions = new CopyOnWriteArrayList<>();
+        private volatile Runnable[] actions = NO_ACTIONS;
         private volatile boolean cancelled;
         private volatile boolean abandoned;
 
@@ -97,16 +100,33 @@ final class BlockingCalls {
 
         @Override
         public Registration onCancel(Runnable cancel) {
-            actions.add(cancel);
-            blocked.add(this);
+            synchronized (this) {
+                Runnable[] open = actions;
+                Runnable[] more = Arrays.copyOf(open, open.length + 1);
+                more[open.length] = cancel;
+                actions = more;
+                blocked.add(this);
+            }
             watch();
             look();
-            return () -> {
-                actions.remove(cancel);
-                if (actions.isEmpty()) {
-                    blocked.remove(this);
+            return () -> close(cancel);
+        }
+
+        /** Closes one registration of {@code cancel}; the last one closed leaves the call unwatched. */
+        private synchronized void close(Runnable cancel) {
+            Runnable[] open = actions;
+            for (int i = 0; i < open.length; i++) {
+                if (Objects.equals(cancel, open[i])) {
+                    Runnable[] fewer = open.length == 1 ? NO_ACTIONS : new Runnable[open.length - 1];
+                    System.arraycopy(open, 0, fewer, 0, i);
+                    System.arraycopy(open, i + 1, fewer, i, open.length - i - 1);
+                    actions = fewer;
+                    break;
                 }
-            };
+            }
+            if (actions.length == 0) {
+                blocked.remove(this);
+            }
         }
 
         @Override

@@ -78,6 +78,8 @@ final class Contender {
     private Backoff backoff;
     private Driver driver;
     private State state = State.QUEUED;
+    /** The next in its name's queue ({@link LocalName}), guarded by its name's mutex. */
+    Contender next;
     /** Set by {@link #wake()}: the next attempt does not wait for its pause to end. */
     private boolean woken;
     /** {@link System#nanoTime()} before which it pauses, unless woken. */
@@ -243,12 +245,12 @@ final class Contender {
     private Attempt send(LockRequest request, BlockingCalls.Call call) {
         Attempt attempt;
         try {
-            attempt = context.backend().call(() -> context.backend().provider.tryAcquire(request), "acquire", request.name());
+            attempt = context.backend().provider.tryAcquire(request);
         } catch (RuntimeException e) {
             if (cancelled(call)) {
-                throw cancellation(call, e);
+                throw cancellation(call, context.backend().failure(e, "acquire", request.name(), ""));
             }
-            throw e;
+            throw context.backend().failure(e, "acquire", request.name(), "");
         }
         if (cancelled(call)) {
             if (attempt.isGranted()) {

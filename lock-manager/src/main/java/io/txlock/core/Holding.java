@@ -11,7 +11,7 @@ import java.util.List;
  * A grant held by one local owner, shared by all its reentrant handles. Its status, loss reason and loss listeners
  * are guarded by this holding's monitor, its hold count by its name's mutex, its lease by the {@link Lease}.
  */
-final class Holding {
+final class Holding implements Runnable {
 
     enum Status { HELD, SUSPENDED, RELEASING, RELEASED, LOST }
 
@@ -23,6 +23,7 @@ final class Holding {
     /** When the grant was handed to this holding (System.nanoTime), for how long it was held. */
     final long grantedNanos = System.nanoTime();
     final Lease lease;
+    private final LeaseKeeper keeper;
     /** Guarded by state.mutex. */
     int holds = 1;
     private Status status = Status.HELD;
@@ -30,13 +31,21 @@ final class Holding {
     /** Made when the first listener comes: most holdings have none. */
     private List<Runnable> lostListeners;
 
-    Holding(LocalName state, Caller caller, Grant grant, Duration lease, boolean autoRenew, long startNanos, Instant wallStart) {
+    Holding(LocalName state, Caller caller, Grant grant, Duration lease, boolean autoRenew, long startNanos, Instant wallStart,
+            LeaseKeeper keeper) {
         this.state = state;
+        this.keeper = keeper;
         this.caller = caller;
         this.grant = grant;
         this.since = wallStart;
         this.lease = new Lease(grant.leased(), caller.scope() == LockScope.TRANSACTION || autoRenew, lease, startNanos,
                 wallStart);
+    }
+
+    /** The work of this holding's lease timer ({@link LeaseKeeper#leaseWork}): the holding is its own timer task. */
+    @Override
+    public void run() {
+        keeper.leaseWork(this);
     }
 
     LockScope scope() {

@@ -51,7 +51,7 @@ final class Holdings {
     /** A new holding of a fresh grant, not yet installed; if it cannot be made, the grant is given back. */
     Holding start(LocalName name, Caller caller, LockOptions options, Grant grant, long startNanos, Instant wallStart) {
         try {
-            return new Holding(name, caller, grant, options.lease(), options.autoRenew(), startNanos, wallStart);
+            return new Holding(name, caller, grant, options.lease(), options.autoRenew(), startNanos, wallStart, leases);
         } catch (RuntimeException | Error e) {
             backend.giveBack(grant, "could not start holding it");
             throw e;
@@ -178,7 +178,7 @@ final class Holdings {
     private void releaseGrant(Holding holding) {
         metrics.releaseStarted(holding.state.name, holding.grant.fencingToken());
         try {
-            backend.run(() -> backend.provider.release(holding.grant), "release", holding.state.name);
+            releaseInBackend(holding);
             holding.finishRelease(Holding.Status.RELEASED, null);
         } catch (LockNotHeldException e) {
             if (holding.finishRelease(Holding.Status.LOST, e.getMessage())) {
@@ -191,6 +191,15 @@ final class Holdings {
             throw e;
         } finally {
             free(holding);
+        }
+    }
+
+    /** {@link Backend#run} of the provider's release, without a lambda made per release. */
+    private void releaseInBackend(Holding holding) {
+        try {
+            backend.provider.release(holding.grant);
+        } catch (RuntimeException e) {
+            throw backend.failure(e, "release", holding.state.name, "");
         }
     }
 

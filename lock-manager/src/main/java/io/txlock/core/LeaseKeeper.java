@@ -114,14 +114,14 @@ final class LeaseKeeper {
         if (lifecycle.isClosed()) {
             return;
         }
-        holding.lease.armTimer(timers, () -> leaseWork(holding));
+        holding.lease.armTimer(timers, holding);
     }
 
     /**
      * The holding's lease timer is due: the lease ended (lost, even while a renewal hangs in the backend), or a
      * background renewal is due, or (a timer that ran early or was overtaken) the timer is set again.
      */
-    private void leaseWork(Holding holding) {
+    void leaseWork(Holding holding) {
         if (!holding.isLive() || loseIfLeaseOver(holding)) {
             return;
         }

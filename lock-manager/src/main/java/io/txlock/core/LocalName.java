@@ -1,7 +1,6 @@
 package io.txlock.core;
 
 import io.txlock.LockMetrics;
-import java.util.ArrayDeque;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -18,8 +17,13 @@ final class LocalName {
     final String name;
     final ReentrantLock mutex = new ReentrantLock();
     private final LockMetrics metrics;
-    /** Mostly one contender at a time, the holder's: it grows when more wait. */
-    private final ArrayDeque<Contender> queue = new ArrayDeque<>(2);
+    /**
+     * The queue, linked through {@link Contender#next}: mostly one contender at a time, the holder's, so a name that
+     * nobody else wants allocates nothing for it.
+     */
+    private Contender first;
+    private Contender last;
+    private int waiting;
     Holding holding;
     private AutoCloseable subscription;
     /** The provider offered no wake-up hint. */
@@ -34,22 +38,50 @@ final class LocalName {
 
     /** @return how many local callers wait for this name */
     int waiting() {
-        return queue.size();
+        return waiting;
     }
 
     boolean isTurnOf(Contender w) {
-        return holding == null && queue.peekFirst() == w;
+        return holding == null && first == w;
     }
 
     void enqueue(Contender w) {
-        queue.addLast(w);
+        w.next = null;
+        if (last == null) {
+            first = w;
+        } else {
+            last.next = w;
+        }
+        last = w;
+        waiting++;
         metrics.waiting(1);
+    }
+
+    /** @return whether {@code w} was in the queue, and is no longer */
+    private boolean remove(Contender w) {
+        Contender before = null;
+        for (Contender c = first; c != null; before = c, c = c.next) {
+            if (c == w) {
+                if (before == null) {
+                    first = c.next;
+                } else {
+                    before.next = c.next;
+                }
+                if (last == c) {
+                    last = before;
+                }
+                c.next = null;
+                waiting--;
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Removes a waiter that gave up or was granted; wakes the next one if it was first. */
     void leave(Contender w) {
-        boolean wasFirst = queue.peekFirst() == w;
-        if (queue.remove(w)) {
+        boolean wasFirst = first == w;
+        if (remove(w)) {
             metrics.waiting(-1);
         }
         if (wasFirst) {
@@ -59,7 +91,7 @@ final class LocalName {
 
     void wakeHead() {
         if (holding == null) {
-            Contender head = queue.peekFirst();
+            Contender head = first;
             if (head != null) {
                 head.wake();
             }
@@ -68,7 +100,7 @@ final class LocalName {
 
     /** Wakes every waiter, so that each notices the manager closed. */
     void wakeAll() {
-        for (Contender w : queue) {
+        for (Contender w = first; w != null; w = w.next) {
             w.wake();
         }
     }
@@ -83,7 +115,7 @@ final class LocalName {
     }
 
     void grant(Contender w, Holding h) {
-        if (queue.remove(w)) {
+        if (remove(w)) {
             metrics.waiting(-1);
         }
         holding = h;

@@ -40,6 +40,15 @@ final class LocalNames {
 
     /** @return the name's state, with one more reference the caller must give back through {@link #unref} */
     LocalName ref(String name) {
+        if (names.get(name) == null) {
+            // a name nobody holds or waits for, the common case: inserted with its reference, as compute would
+            // (which first reserves the bin with a node of its own)
+            LocalName fresh = new LocalName(name, metrics);
+            fresh.refs = 1;
+            if (names.putIfAbsent(name, fresh) == null) {
+                return fresh;
+            }
+        }
         return names.compute(name, refOne);
     }
 
