@@ -225,10 +225,10 @@ SET STATEMENT max_statement_time = 1.500 FOR SELECT NEXTVAL(method_lock_token_se
 -- nextToken
 SELECT NEXTVAL(method_lock_token_seq);
 
--- queueLock (wait 0 ms)
+-- queueLock
 SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), ? / 1000) = 1, '', NULL);
 
--- queueLockAndTakeOver (wait 0 ms)
+-- queueLockAndTakeOver
 BEGIN NOT ATOMIC
   DECLARE granted BIGINT DEFAULT NULL;
   DECLARE passed BIGINT DEFAULT NULL;

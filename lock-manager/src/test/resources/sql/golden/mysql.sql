@@ -96,7 +96,7 @@ SELECT MAX(id) FROM method_lock_token;
 -- purgeTokensBelow (batch 500)
 DELETE FROM method_lock_token WHERE id < ? LIMIT 500;
 
--- queueLock (wait 0 ms)
+-- queueLock
 SELECT IF(GET_LOCK(SHA2(CONCAT(CAST(DATABASE() AS BINARY), '.method_lock:', CAST(? AS BINARY), CHAR(0), 'queue'), 256), ?) = 1, '', NULL);
 
 -- queueUnlock

@@ -199,12 +199,12 @@ SELECT nextval('method_lock_token_seq') FROM (
   SELECT 1 FROM method_lock AS txlock_row, (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait
   WHERE txlock_row.name = ? FOR UPDATE OF txlock_row) AS txlock_locked;
 
--- queueLock (wait 0 ms)
+-- queueLock
 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
     FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_queued;
 
--- queueLockAndTakeOver (wait 0 ms)
+-- queueLockAndTakeOver
 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT hashtextextended(?, CAST(CAST(CAST('method_lock' AS regclass) AS oid) AS bigint)) AS k) AS txlock_key,
   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
     FROM (SELECT set_config('lock_timeout', ?, true)) AS txlock_wait) AS txlock_queued;

@@ -269,7 +269,7 @@ abstract class InnoDbStatements extends Statements {
     abstract String getLock(String key);
 
     @Override
-    String queueLock(Duration wait) {
+    String queueLock() {
         return rendered("queueLock", null,
                 () -> sql("SELECT IF(" + getLock(queueKey("?")) + " = 1, '', NULL)"));
     }

@@ -207,7 +207,7 @@ final class MariaDbStatements extends InnoDbStatements {
      * them short: a lock timeout).
      */
     @Override
-    String queueLockAndTakeOver(Duration wait) {
+    String queueLockAndTakeOver() {
         return rendered("queueLockAndTakeOver", null, () -> sql("""
                 BEGIN NOT ATOMIC
                   DECLARE granted BIGINT DEFAULT NULL;

@@ -382,7 +382,7 @@ final class PostgresStatements extends Statements {
 
     /** A session advisory lock on the queue key, waiting up to {@code lock_timeout} (bound); returns the channel name. */
     @Override
-    String queueLock(Duration wait) {
+    String queueLock() {
         return rendered("queueLock", null, () -> sql("""
                 SELECT 'txlock_' || to_hex(txlock_key.k) FROM (SELECT %s AS k) AS txlock_key,
                   LATERAL (SELECT pg_advisory_lock(txlock_key.k)
@@ -408,8 +408,8 @@ final class PostgresStatements extends Statements {
      * session holds the queue lock.
      */
     @Override
-    String queueLockAndTakeOver(Duration wait) {
-        return rendered("queueLockAndTakeOver", null, () -> queueLock(wait) + ";\n" + sql(TAKE_OVER).replace("{lock_timeout}", "?"));
+    String queueLockAndTakeOver() {
+        return rendered("queueLockAndTakeOver", null, () -> queueLock() + ";\n" + sql(TAKE_OVER).replace("{lock_timeout}", "?"));
     }
 
     /** Name, lock timeout; owner host, owner id, lease in milliseconds, lock timeout, name. */

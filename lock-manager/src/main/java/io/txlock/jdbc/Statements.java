@@ -371,11 +371,11 @@ abstract class Statements {
     // statements themselves; null where the dialect has none (H2)
 
     /**
-     * @return takes the name's queue lock for the session, waiting up to {@code wait}: one row once taken (on
-     *     PostgreSQL the name of the channel its releases notify), SQL NULL or a lock timeout if the wait ran out;
-     *     parameters: name, the wait ({@link #queueWait}): one text for every wait
+     * @return takes the name's queue lock for the session, waiting up to the wait bound after the name: one row once
+     *     taken (on PostgreSQL the name of the channel its releases notify), SQL NULL or a lock timeout if the wait
+     *     ran out; parameters: name, the wait ({@link #queueWait}): one text for every wait
      */
-    String queueLock(Duration wait) {
+    String queueLock() {
         return null;
     }
 
@@ -404,7 +404,7 @@ abstract class Statements {
      *     waiters do not queue, or where the dialect has no such round trip (MySQL: {@link #queueLock}, then the
      *     compare-and-set in statements of its own, {@link MySqlStatements#takeQueue})
      */
-    String queueLockAndTakeOver(Duration wait) {
+    String queueLockAndTakeOver() {
         return null;
     }
 
@@ -493,7 +493,7 @@ abstract class Statements {
     final boolean queues() {
         Boolean known = queues;
         if (known == null) {
-            known = queueLock(Duration.ZERO) != null;
+            known = queueLock() != null;
             queues = known;
         }
         return known;
@@ -533,10 +533,10 @@ abstract class Statements {
      * @throws SQLException if it failed: the session may hold the queue lock
      */
     QueueTurn takeQueue(SqlSession s, io.txlock.spi.LockRequest r, Duration wait) throws SQLException {
-        String withRow = queueLockAndTakeOver(wait);
+        String withRow = queueLockAndTakeOver();
         try {
             if (withRow == null) {
-                Object[] row = s.queryRow(queueLock(wait), r.name(), queueWait(wait));
+                Object[] row = s.queryRow(queueLock(), r.name(), queueWait(wait));
                 return row == null || row[0] == null ? null : new QueueTurn(String.valueOf(row[0]), null);
             }
             List<Object[]> results = s.queryFirstRows(withRow, queueLockAndTakeOverParameters(r, wait));

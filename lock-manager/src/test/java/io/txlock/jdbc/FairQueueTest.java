@@ -576,7 +576,7 @@ class FairQueueTest {
                 java.sql.Connection queued = nodes.connection()) {
             nodes.manager(0).acquire("gate", WAIT).release();
             Statements st = Statements.of(setup.dialect, "method_lock");
-            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueLock(Duration.ofSeconds(5)), "gate",
+            try (java.sql.PreparedStatement ps = Statements.prepare(queued, st.queueLock(), "gate",
                     st.queueWait(Duration.ofSeconds(5)));
                     java.sql.ResultSet rs = ps.executeQuery()) {
                 assertThat(rs.next() && rs.getString(1) != null).as("the queue lock taken").isTrue();

@@ -239,7 +239,7 @@ class QueuePassTest {
                         s.execute("SET @txlock_queued = NEXTVAL(method_lock_token_seq)");
                     }
                     Future<?> blocked = threads.submit(() -> {
-                        try (PreparedStatement ps = Statements.prepare(waiter, st.queueLock(Duration.ofSeconds(30)), "dies", st.queueWait(Duration.ofSeconds(30)))) {
+                        try (PreparedStatement ps = Statements.prepare(waiter, st.queueLock(), "dies", st.queueWait(Duration.ofSeconds(30)))) {
                             ps.executeQuery().close();
                         }
                         return null;
