@@ -3,8 +3,10 @@ package io.txlock.core;
 import io.txlock.LockBackendException;
 import io.txlock.LockException;
 import io.txlock.LockNotHeldException;
+import io.txlock.spi.Attempt;
 import io.txlock.spi.Grant;
 import io.txlock.spi.LockProvider;
+import io.txlock.spi.LockRequest;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,8 +52,27 @@ final class Backend {
         run(call, verb, name, "");
     }
 
-    /** @return what a call that failed with {@code e} throws: see {@link #call} */
-    RuntimeException failure(RuntimeException e, String verb, String name, String tail) {
+    /**
+     * The provider's attempt, a failure said as by {@link #call}: on the hot path, so without a lambda made per call.
+     */
+    Attempt tryAcquire(LockRequest request) {
+        try {
+            return provider.tryAcquire(request);
+        } catch (RuntimeException e) {
+            throw failure(e, "acquire", request.name(), "");
+        }
+    }
+
+    /** The provider's release of {@code grant} of {@code name}, a failure said as by {@link #run}, without a lambda. */
+    void release(Grant grant, String name) {
+        try {
+            provider.release(grant);
+        } catch (RuntimeException e) {
+            throw failure(e, "release", name, "");
+        }
+    }
+
+    private RuntimeException failure(RuntimeException e, String verb, String name, String tail) {
         if (e instanceof LockException || e instanceof IllegalArgumentException || e instanceof IllegalStateException) {
             return e;
         }

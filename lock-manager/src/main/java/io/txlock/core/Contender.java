@@ -245,12 +245,12 @@ final class Contender {
     private Attempt send(LockRequest request, BlockingCalls.Call call) {
         Attempt attempt;
         try {
-            attempt = context.backend().provider.tryAcquire(request);
+            attempt = context.backend().tryAcquire(request);
         } catch (RuntimeException e) {
             if (cancelled(call)) {
-                throw cancellation(call, context.backend().failure(e, "acquire", request.name(), ""));
+                throw cancellation(call, e);
             }
-            throw context.backend().failure(e, "acquire", request.name(), "");
+            throw e;
         }
         if (cancelled(call)) {
             if (attempt.isGranted()) {

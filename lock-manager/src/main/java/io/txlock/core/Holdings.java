@@ -178,7 +178,7 @@ final class Holdings {
     private void releaseGrant(Holding holding) {
         metrics.releaseStarted(holding.state.name, holding.grant.fencingToken());
         try {
-            releaseInBackend(holding);
+            backend.release(holding.grant, holding.state.name);
             holding.finishRelease(Holding.Status.RELEASED, null);
         } catch (LockNotHeldException e) {
             if (holding.finishRelease(Holding.Status.LOST, e.getMessage())) {
@@ -191,15 +191,6 @@ final class Holdings {
             throw e;
         } finally {
             free(holding);
-        }
-    }
-
-    /** {@link Backend#run} of the provider's release, without a lambda made per release. */
-    private void releaseInBackend(Holding holding) {
-        try {
-            backend.provider.release(holding.grant);
-        } catch (RuntimeException e) {
-            throw backend.failure(e, "release", holding.state.name, "");
         }
     }
 
