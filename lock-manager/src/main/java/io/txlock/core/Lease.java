@@ -140,6 +140,11 @@ final class Lease {
         return limited ? endFrom.plus(endAfter) : null;
     }
 
+    /** @return whether the lease bounds the holding and less than a third of it is left at {@code now}, or none */
+    synchronized boolean mostlySpentAt(long now) {
+        return limited && expiresAtNanos - now < lease.toNanos() / 3;
+    }
+
     /** @return whether the lease bounds the holding and has run out on this JVM's clock at {@code now} */
     synchronized boolean overAt(long now) {
         return limited && now - expiresAtNanos >= 0;

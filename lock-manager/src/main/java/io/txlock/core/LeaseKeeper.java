@@ -59,16 +59,18 @@ final class LeaseKeeper {
         if (!holding.lease.limited()) {
             return;
         }
-        if (holding.lease.renews && holding.leaseOver()) {
+        if (holding.lease.mostlySpentAt(System.nanoTime())) {
             confirmLateGrant(holding, lease);
         }
         arm(holding);
     }
 
     /**
-     * The attempt waited in the backend (a row lock) longer than the lease, so the lease counted from its start ran out
-     * before the grant was handed out, although the grant itself came at the end of the wait: renew it once, on the
-     * caller's thread, and count the lease from that renewal.
+     * The attempt waited in the backend (a row lock, a queue) for more than two thirds of the lease, so the lease
+     * counted from its start has less than a third left, or none, when the grant is handed out, although the grant
+     * itself came at the end of the wait: renew it once, on the caller's thread, and count the lease from that
+     * renewal. Otherwise a background renewal would have that little time to get through, and a lease without
+     * renewal ({@code autoRenew} off) would be over, or nearly, before its caller got it.
      */
     private void confirmLateGrant(Holding holding, Duration lease) {
         long start = System.nanoTime();

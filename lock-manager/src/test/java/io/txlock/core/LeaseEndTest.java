@@ -190,6 +190,60 @@ class LeaseEndTest {
         held.release();
     }
 
+    /**
+     * An attempt that waited for more than two thirds of its lease is granted with less than a third left, counted
+     * from its start: too little for a background renewal on a loaded machine. The core renews it on the acquiring
+     * thread, and the caller gets the whole lease.
+     */
+    @ParameterizedTest
+    @EnumSource(CoreBackend.class)
+    void aGrantWithLessThanAThirdOfItsLeaseLeftIsRenewedBeforeItIsHandedOut(CoreBackend backend) {
+        String name = "nearly-spent-grant";
+        Duration lease = Duration.ofMillis(1500);
+        Supplier<LockProvider> providers = providers(backend);
+        SlowGrants slow = new SlowGrants(providers.get(), Duration.ofMillis(1100));
+        LockManager holderNode = manager(slow);
+
+        LockHandle held = holderNode.acquire(name, LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease));
+        Instant handedOut = Instant.now();
+        assertThat(slow.renewers).as("threads that renewed '%s' by the time acquire returned", name).isNotEmpty()
+                .first().isSameAs(Thread.currentThread());
+        assertThat(held.expiresAt()).as("expiry of a grant renewed after a wait of two thirds of its lease")
+                .isAfter(handedOut.plus(lease.dividedBy(2)));
+        assertThat(held.isValid()).isTrue();
+        held.release();
+    }
+
+    /**
+     * Without renewal the lease is a hard limit from the grant: a grant that came after a wait longer than its lease
+     * is renewed once, on the acquiring thread, so that its caller gets a valid lock, and never again: it runs out a
+     * lease later and the next node gets the name.
+     */
+    @ParameterizedTest
+    @EnumSource(CoreBackend.class)
+    void aGrantWithoutAutoRenewAfterAWaitLongerThanItsLeaseIsRenewedOnceAndThenRunsOut(CoreBackend backend) {
+        String name = "late-grant-no-renewal";
+        Duration lease = Duration.ofSeconds(1);
+        Supplier<LockProvider> providers = providers(backend);
+        SlowGrants slow = new SlowGrants(providers.get(), lease.plusMillis(50));
+        LockManager holderNode = manager(slow);
+        LockManager otherNode = manager(providers.get());
+
+        LockHandle held = holderNode.acquire(name,
+                LockOptions.defaults().withScope(LockScope.LEASE).withLease(lease).withAutoRenew(false));
+        assertThat(held.isValid()).as("handle of a grant without renewal after a wait longer than its lease").isTrue();
+        assertThat(slow.renewers).as("threads that renewed '%s' by the time acquire returned", name)
+                .containsExactly(Thread.currentThread());
+        CountDownLatch lost = new CountDownLatch(1);
+        held.onLost(lost::countDown);
+
+        Awaitility.await("'" + name + "' lost at the end of its lease").atMost(lease.plus(PATIENCE)).until(() -> lost.getCount() == 0);
+        assertThat(held.isValid()).isFalse();
+        assertThat(slow.renewers).as("renewals of a lease without renewal").hasSize(1);
+        assertThat(otherNode.tryAcquire(name, PATIENCE)).as("'%s' for another node after it ran out", name)
+                .hasValueSatisfying(LockHandle::release);
+    }
+
     /** Attempts wait {@code wait} before they reach the backend; renewals record their thread. */
     static final class SlowGrants extends ForwardingProvider {
         final Duration wait;
