@@ -75,7 +75,7 @@ final class LeaseKeeper {
     private void confirmLateGrant(Holding holding, Duration lease) {
         long start = System.nanoTime();
         Instant wallStart = Instant.now();
-        renewInBackend(holding, lease, " after a wait longer than its lease");
+        renewInBackend(holding, lease, " after a wait of more than two thirds of its lease");
         holding.lease.restart(start, wallStart, lease);
     }
 

@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the client's socket timeout. The holder's lease, counted on its own clock from before the acquire, still ends on
  * time: {@link LockHandle#isValid()} turns false, {@code onLost} runs and the lock is released for the next owner,
  * all while the renewal still hangs; and its late success does not revive the handle. A renewal answered within
- * the lease keeps the lock as before, and a grant that came after a wait longer than its lease is renewed once before
+ * the lease keeps the lock as before, and a grant that waited for more than two thirds of its lease is renewed once before
  * it is handed out. On real providers (H2 OPTIMISTIC_VERSION, the kit's lock files) seen through a
  * {@link ForwardingProvider}: their renewals reach the backend, and the test holds back the answers until it lets
  * them go.
