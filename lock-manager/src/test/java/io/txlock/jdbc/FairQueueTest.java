@@ -6,9 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txlock.LockHandle;
 import io.txlock.LockInterruptedException;
 import io.txlock.LockManager;
-import io.txlock.LockMetrics;
 import io.txlock.LockOptions;
-import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.testkit.TestDatabase;
 import java.time.Duration;
@@ -24,7 +22,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,7 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class FairQueueTest {
 
     private static final int NODES = 6;
-    private static final LockOptions WAIT = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(60));
+    private static final LockOptions WAIT = QueueNodes.WAIT;
     /** A hold in which a polling waiter (pauses of 1 to 50 ms) would send dozens of statements. */
     private static final long HOLD_MILLIS = 1500;
     /** The statements a node that waits without polling may send in such a hold (looks at the row, LISTEN). */
@@ -55,7 +52,7 @@ class FairQueueTest {
     @MethodSource("databases")
     void everyNodeIsGrantedInTurn(JdbcSetup setup, Strategy strategy) throws Exception {
         int rounds = 15;
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             int total = NODES * rounds;
             AtomicInteger granted = new AtomicInteger();
             int[] grants = new int[NODES];
@@ -103,7 +100,7 @@ class FairQueueTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
     void waitingNodesSendNoStatementsWhileTheLockIsHeld(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             LockHandle first = nodes.manager(0).acquire("long", WAIT);
             BlockingQueue<Integer> holders = new LinkedBlockingQueue<>();
             CountDownLatch releaseAll = new CountDownLatch(1);
@@ -121,7 +118,7 @@ class FairQueueTest {
                     }));
                 }
                 // all but the head block on the queue lock
-                awaitTrue(() -> db.lockWaiters() >= NODES - 2);
+                QueueNodes.awaitTrue(() -> db.lockWaiters() >= NODES - 2);
                 int[] busy = statementsDuringHold(nodes, 1, NODES);
                 int polling = (int) Arrays.stream(busy).filter(n -> n > QUIET).count();
                 assertThat(polling).as("waiting nodes that sent more than %d statements while a holder outside the queue held,"
@@ -129,7 +126,7 @@ class FairQueueTest {
 
                 first.release();
                 int second = holders.take();
-                awaitTrue(() -> db.lockWaiters() >= NODES - 2);
+                QueueNodes.awaitTrue(() -> db.lockWaiters() >= NODES - 2);
                 int[] blocked = statementsDuringHold(nodes, 1, NODES);
                 blocked[second - 1] = 0;
                 assertThat(Arrays.stream(blocked).max().orElseThrow()).as("statements per waiting node while a holder that"
@@ -155,11 +152,11 @@ class FairQueueTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
     void aHandoffThroughTheQueueIsOneStatementOnEachSide(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
-                LockHandle queued = wonThroughTheQueueWithNode2Waiting(nodes, db, "handoff", granted, threads);
+                LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "handoff", granted, threads);
                 int released = nodes.calls(1);
                 int waited = nodes.calls(2);
                 int read = nodes.results(2);
@@ -204,7 +201,7 @@ class FairQueueTest {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             LockHandle held = managers[0].acquire("prepared", WAIT);
             threads.submit(() -> granted.add(managers[1].acquire("prepared", WAIT)));
-            awaitTrue(() -> recorded[1].databaseCalls().stream().anyMatch(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")));
+            QueueNodes.awaitTrue(() -> recorded[1].databaseCalls().stream().anyMatch(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")));
             held.release();
             held = granted.take();
             int[] before = new int[2];
@@ -215,7 +212,7 @@ class FairQueueTest {
                 }
                 LockManager next = managers[(handoff + 1) % 2]; // node 1 holds first
                 threads.submit(() -> granted.add(next.acquire("prepared", WAIT)));
-                awaitTrue(() -> db.lockWaiters() >= 1); // the next node blocks in the queue
+                QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1); // the next node blocks in the queue
                 LockHandle previous = held;
                 held.release();
                 held = granted.take();
@@ -296,16 +293,16 @@ class FairQueueTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
     void aNodeThatLetGoThroughTheQueueGoesStraightBackIntoIt(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
-                LockHandle queued = wonThroughTheQueueWithNode2Waiting(nodes, db, "again", granted, threads);
+                LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "again", granted, threads);
                 queued.release();
                 LockHandle next = granted.take();
                 int before = nodes.calls(1);
                 threads.submit(() -> granted.add(nodes.manager(1).acquire("again", WAIT)));
-                awaitTrue(() -> db.lockWaiters() >= 1); // node 1 waits in the queue behind node 2
+                QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1); // node 1 waits in the queue behind node 2
                 assertThat(nodes.calls(1) - before).as("statements of node 1 from its acquire to its wait in the queue, %s",
                         nodes.callsOf(1).subList(before, nodes.calls(1))).isEqualTo(1);
                 next.release();
@@ -322,7 +319,7 @@ class FairQueueTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
     void aWaiterThatGivesUpLeavesTheQueue(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             LockHandle held = nodes.manager(0).acquire("given-up", WAIT);
             assertThat(nodes.manager(1).tryAcquire("given-up", WAIT.withWait(Duration.ofMillis(300)))).as("a wait that ran out").isEmpty();
             Thread waiter = new Thread(() -> {
@@ -333,11 +330,11 @@ class FairQueueTest {
                 }
             });
             waiter.start();
-            awaitTrue(() -> nodes.active(2) > 0); // its queue connection
+            QueueNodes.awaitTrue(() -> nodes.active(2) > 0); // its queue connection
             waiter.interrupt();
             waiter.join(10_000);
             assertThat(waiter.isAlive()).as("the interrupted waiter").isFalse();
-            awaitTrue(() -> nodes.active(1) == 0 && nodes.active(2) == 0);
+            QueueNodes.awaitTrue(() -> nodes.active(1) == 0 && nodes.active(2) == 0);
             held.release();
             assertThat(nodes.manager(3).tryAcquire("given-up")).as("a try once released: no queue left behind")
                     .hasValueSatisfying(LockHandle::release);
@@ -355,7 +352,7 @@ class FairQueueTest {
     @MethodSource("databases")
     @Timeout(180)
     void anInterruptedWaiterBlockedInTheQueueLeavesIt(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             interruptBlockedInTheQueue(db, nodes);
         }
     }
@@ -365,7 +362,7 @@ class FairQueueTest {
     @MethodSource("databases")
     @Timeout(180)
     void anInterruptedWaiterBlockedInTheQueueLeavesItWithPoolsOfOne(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 1)) {
             interruptBlockedInTheQueue(db, nodes);
         }
     }
@@ -375,12 +372,12 @@ class FairQueueTest {
     @MethodSource("databases")
     @Timeout(180)
     void aWaiterBlockedInTheQueueWhoseManagerClosesLeavesIt(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             stopBlockedInTheQueue(db, nodes, waiter -> nodes.manager(2).close(), "refused: closed");
         }
     }
 
-    private static void interruptBlockedInTheQueue(TestDatabase db, Nodes nodes) throws Exception {
+    private static void interruptBlockedInTheQueue(TestDatabase db, QueueNodes nodes) throws Exception {
         stopBlockedInTheQueue(db, nodes, Thread::interrupt, "interrupted");
     }
 
@@ -388,7 +385,7 @@ class FairQueueTest {
      * Node 1 holds through the queue, node 2 blocks in the queue's statement behind it and node 3 behind node 2; then
      * {@code stop} ends node 2's wait, whose acquire must end as {@code expected}.
      */
-    private static void stopBlockedInTheQueue(TestDatabase db, Nodes nodes, java.util.function.Consumer<Thread> stop,
+    private static void stopBlockedInTheQueue(TestDatabase db, QueueNodes nodes, java.util.function.Consumer<Thread> stop,
             String expected) throws Exception {
         LockOptions patient = WAIT.withWait(Duration.ofMinutes(2)).withLease(Duration.ofMinutes(2));
         String name = "interrupted-in-queue";
@@ -398,7 +395,7 @@ class FairQueueTest {
         try {
             LockHandle outside = nodes.manager(0).acquire(name, patient);
             threads.submit(() -> granted.add(nodes.manager(1).acquire(name, patient)));
-            awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
+            QueueNodes.awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
             outside.release();
             LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
             assertThat(holder).as("node 1, granted through the queue").isNotNull();
@@ -417,15 +414,15 @@ class FairQueueTest {
                 }
             }, "queue-waiter-interrupted");
             waiter.start();
-            awaitTrue(() -> db.lockWaiters() >= 1); // node 2 blocks in the database on the queue lock
+            QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1); // node 2 blocks in the database on the queue lock
             assertThat(nodes.sent(2, "pg_advisory_lock(") || nodes.sent(2, "GET_LOCK(")).as("node 2 sent the queue's statement").isTrue();
             threads.submit(() -> granted.add(nodes.manager(3).acquire(name, patient)));
-            awaitTrue(() -> db.lockWaiters() >= 2); // node 3 blocks behind it
+            QueueNodes.awaitTrue(() -> db.lockWaiters() >= 2); // node 3 blocks behind it
 
             stop.accept(waiter);
             assertThat(outcome).as("node 2's acquire once stopped (bound: a failure guard)")
                     .succeedsWithin(Duration.ofSeconds(30)).isEqualTo(expected);
-            awaitTrue(() -> db.lockWaiters() == 1 && nodes.active(2) == 0); // node 2 left the queue, gave back its connection
+            QueueNodes.awaitTrue(() -> db.lockWaiters() == 1 && nodes.active(2) == 0); // node 2 left the queue, gave back its connection
             holder.release();
             LockHandle next = granted.poll(30, TimeUnit.SECONDS);
             assertThat(next).as("node 3, granted once node 1 released").isNotNull();
@@ -460,22 +457,22 @@ class FairQueueTest {
         LockOptions shortLease = WAIT.withLease(Duration.ofSeconds(2));
         int renewals = 7; // over two leases: a renewal every third of the lease
         String name = "renewed-with-one-connection";
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 1)) {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
                 LockHandle outside = nodes.manager(0).acquire(name, WAIT);
                 threads.submit(() -> granted.add(nodes.manager(1).acquire(name, shortLease)));
-                awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(") || db.lockWaiters() >= 1);
+                QueueNodes.awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(") || db.lockWaiters() >= 1);
                 outside.release();
                 LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
                 assertThat(holder).as("node 1, granted once node 0 released").isNotNull();
                 assertThat(nodes.active(1)).as("connections of node 1's pool of one held for its lock").isEqualTo(1);
                 int renewedBefore = nodes.renewals(1);
                 threads.submit(() -> granted.add(nodes.manager(2).acquire(name, shortLease)));
-                awaitTrue(() -> db.lockWaiters() >= 1); // node 2 waits in the database behind node 1
+                QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1); // node 2 waits in the database behind node 1
 
-                awaitTrue(() -> nodes.renewals(1) - renewedBefore >= renewals || nodes.renewalsFailed(1) > 0 || !holder.isValid()
+                QueueNodes.awaitTrue(() -> nodes.renewals(1) - renewedBefore >= renewals || nodes.renewalsFailed(1) > 0 || !holder.isValid()
                         || !granted.isEmpty());
                 assertThat(holder.isValid()).as("node 1's lock after %d renewals, %d failed", nodes.renewals(1) - renewedBefore,
                         nodes.renewalsFailed(1)).isTrue();
@@ -506,7 +503,7 @@ class FairQueueTest {
     void renewalsAndTheReleaseOfAHolderWithAPoolOfOneRunAtOnce(JdbcSetup setup, Strategy strategy) throws Exception {
         LockOptions shortLease = WAIT.withLease(Duration.ofMillis(600));
         String name = "renewed-and-released";
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 1)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 1)) {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(4);
             try {
@@ -515,14 +512,14 @@ class FairQueueTest {
                     LockHandle outside = nodes.manager(0).acquire(name, WAIT);
                     int sent = nodes.calls(holding);
                     threads.submit(() -> granted.add(nodes.manager(holding).acquire(name, shortLease)));
-                    awaitTrue(() -> nodes.callsOf(holding).stream().skip(sent)
+                    QueueNodes.awaitTrue(() -> nodes.callsOf(holding).stream().skip(sent)
                             .anyMatch(sql -> sql.contains("pg_advisory_lock(") || sql.contains("GET_LOCK(")) || db.lockWaiters() >= 1);
                     outside.release();
                     LockHandle holder = granted.poll(30, TimeUnit.SECONDS);
                     assertThat(holder).as("node %d, granted once node 0 released", holding).isNotNull();
                     int waiting = 3 - holding;
                     threads.submit(() -> granted.add(nodes.manager(waiting).acquire(name, shortLease)));
-                    awaitTrue(() -> db.lockWaiters() >= 1);
+                    QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1);
 
                     int failedBefore = nodes.renewalsFailed(holding); // an extend that raced an earlier release was refused
                     AtomicInteger extended = new AtomicInteger();
@@ -541,7 +538,7 @@ class FairQueueTest {
                         }));
                     }
                     int renewedBefore = nodes.renewals(holding);
-                    awaitTrue(() -> extended.get() >= 50 && nodes.renewals(holding) - renewedBefore >= 2 || extenders.stream().anyMatch(Future::isDone));
+                    QueueNodes.awaitTrue(() -> extended.get() >= 50 && nodes.renewals(holding) - renewedBefore >= 2 || extenders.stream().anyMatch(Future::isDone));
                     int failed = nodes.renewalsFailed(holding) - failedBefore;
                     released.set(true);
                     holder.release();
@@ -552,7 +549,7 @@ class FairQueueTest {
                     LockHandle next = granted.poll(30, TimeUnit.SECONDS);
                     assertThat(next).as("node %d, granted once node %d released", waiting, holding).isNotNull();
                     assertThat(next.fencingToken()).as("its token").isGreaterThan(holder.fencingToken());
-                    awaitTrue(() -> nodes.active(holding) == 0);
+                    QueueNodes.awaitTrue(() -> nodes.active(holding) == 0);
                     next.release();
                 }
             } finally {
@@ -572,7 +569,7 @@ class FairQueueTest {
     @MethodSource("databases")
     void nobodyTakesTheRowPastTheQueue(JdbcSetup setup, Strategy strategy) throws Exception {
         try (TestDatabase db = setup.database();
-                Nodes nodes = new Nodes(setup, db, strategy);
+                QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4);
                 java.sql.Connection queued = nodes.connection()) {
             nodes.manager(0).acquire("gate", WAIT).release();
             Statements st = Statements.of(setup.dialect, "method_lock");
@@ -590,24 +587,6 @@ class FairQueueTest {
     }
 
     /**
-     * Node 0 takes the name free, node 1 heads the queue and wins the name through it when node 0 releases, then node 2
-     * blocks in the queue behind node 1, which keeps its queue lock while it holds.
-     *
-     * @return node 1's grant; node 2's comes to {@code granted}
-     */
-    private static LockHandle wonThroughTheQueueWithNode2Waiting(Nodes nodes, TestDatabase db, String name,
-            BlockingQueue<LockHandle> granted, ExecutorService threads) throws Exception {
-        LockHandle outside = nodes.manager(0).acquire(name, WAIT);
-        threads.submit(() -> granted.add(nodes.manager(1).acquire(name, WAIT)));
-        awaitTrue(() -> nodes.sent(1, "pg_advisory_lock(") || nodes.sent(1, "GET_LOCK(")); // heads the queue
-        outside.release();
-        LockHandle queued = granted.take();
-        threads.submit(() -> granted.add(nodes.manager(2).acquire(name, WAIT)));
-        awaitTrue(() -> db.lockWaiters() >= 1);
-        return queued;
-    }
-
-    /**
      * MySQL's woken waiter runs the compare-and-set on its queue connection once its {@code GET_LOCK} returned, for
      * either strategy (the holder freed the row): the lock wait read, set and set back (3), the token drawn before
      * the compare-and-set, the compare-and-set, and its retoken (a token and an update).
@@ -616,7 +595,7 @@ class FairQueueTest {
         return setup.dialect == JdbcDialect.MYSQL ? 3 + 4 : 0;
     }
 
-    private static int[] statementsDuringHold(Nodes nodes, int from, int to) throws InterruptedException {
+    private static int[] statementsDuringHold(QueueNodes nodes, int from, int to) throws InterruptedException {
         int[] before = new int[to - from];
         for (int i = from; i < to; i++) {
             before[i - from] = nodes.statements(i);
@@ -627,106 +606,5 @@ class FairQueueTest {
             sent[i - from] = nodes.statements(i) - before[i - from];
         }
         return sent;
-    }
-
-    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited 30 s for the condition").isNegative();
-            Thread.sleep(20);
-        }
-    }
-
-    /** Managers over providers and pools of their own: nodes. */
-    private static final class Nodes implements AutoCloseable {
-        private final List<HikariDataSource> pools = new ArrayList<>();
-        private final List<RecordingDataSource> recorded = new ArrayList<>();
-        private final List<LockManager> managers = new ArrayList<>();
-        private final List<AtomicInteger> renewed = new ArrayList<>();
-        private final List<AtomicInteger> notRenewed = new ArrayList<>();
-
-        Nodes(JdbcSetup setup, TestDatabase db, Strategy strategy) {
-            this(setup, db, strategy, 4);
-        }
-
-        /** @param poolSize the connections of each node's pool */
-        Nodes(JdbcSetup setup, TestDatabase db, Strategy strategy, int poolSize) {
-            String url = setup.mysqlDriver ? db.url().replace("jdbc:mariadb:", "jdbc:mysql:") : db.url();
-            for (int i = 0; i < NODES; i++) {
-                HikariDataSource pool = TestDatabase.pool(url, db.user(), poolSize);
-                RecordingDataSource counted = new RecordingDataSource(pool);
-                pools.add(pool);
-                recorded.add(counted);
-                AtomicInteger renewals = new AtomicInteger();
-                AtomicInteger failures = new AtomicInteger();
-                renewed.add(renewals);
-                notRenewed.add(failures);
-                managers.add(LockManager.builder(JdbcLockProvider.builder(counted).strategy(strategy).dialect(setup.dialect)
-                        .reaperPeriod(Duration.ZERO).build()).metrics(new LockMetrics() {
-                            @Override
-                            public void renewal(Renewal outcome) {
-                                (outcome == Renewal.OK ? renewals : failures).incrementAndGet();
-                            }
-                        }).build());
-            }
-        }
-
-        /** @return the renewals of the node's leases that its backend confirmed */
-        int renewals(int node) {
-            return renewed.get(node).get();
-        }
-
-        /** @return the renewals of the node's leases that failed or that its backend refused */
-        int renewalsFailed(int node) {
-            return notRenewed.get(node).get();
-        }
-
-        /** @return a connection of node 0's pool, through the setup's driver, outside its provider */
-        java.sql.Connection connection() throws java.sql.SQLException {
-            return pools.get(0).getConnection();
-        }
-
-        LockManager manager(int node) {
-            return managers.get(node);
-        }
-
-        int statements(int node) {
-            return recorded.get(node).statements();
-        }
-
-        /** Opens two connections of the node's pool (an attempt's and a queue's) and gives them back. */
-        void warm(int node) throws java.sql.SQLException {
-            try (java.sql.Connection attempt = pools.get(node).getConnection();
-                    java.sql.Connection queue = pools.get(node).getConnection()) {
-                attempt.isValid(5);
-                queue.isValid(5);
-            }
-        }
-
-        boolean sent(int node, String text) {
-            return recorded.get(node).databaseCalls().stream().anyMatch(sql -> sql.contains(text));
-        }
-
-        int results(int node) {
-            return recorded.get(node).results();
-        }
-
-        int calls(int node) {
-            return recorded.get(node).databaseCalls().size();
-        }
-
-        List<String> callsOf(int node) {
-            return recorded.get(node).databaseCalls();
-        }
-
-        int active(int node) {
-            return pools.get(node).getHikariPoolMXBean().getActiveConnections();
-        }
-
-        @Override
-        public void close() {
-            managers.forEach(LockManager::close);
-            pools.forEach(HikariDataSource::close);
-        }
     }
 }

@@ -51,7 +51,7 @@ class LateCancelTest {
             String name = "late-cancel";
             LockHandle first = firstNode.acquire(name, PATIENT);
             CompletableFuture<LockHandle> queued = CompletableFuture.supplyAsync(() -> queuedNode.manager.acquire(name, PATIENT.withWait(Duration.ofSeconds(60))));
-            awaitTrue(() -> queuedNode.recorded.databaseCalls().stream().anyMatch(sql -> sql.contains("GET_LOCK("))); // heads the queue
+            QueueNodes.awaitTrue(() -> queuedNode.recorded.databaseCalls().stream().anyMatch(sql -> sql.contains("GET_LOCK("))); // heads the queue
             first.release();
             LockHandle held = queued.get(30, TimeUnit.SECONDS); // holds the queue lock: a waiter after it blocks in the database
             CompletableFuture<String> outcome = new CompletableFuture<>();
@@ -63,7 +63,7 @@ class LateCancelTest {
                 }
             }, "interrupted-waiter");
             waiter.start();
-            awaitTrue(() -> db.lockWaiters() >= 1 || outcome.isDone()); // blocked in the queue's statement
+            QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1 || outcome.isDone()); // blocked in the queue's statement
             assertThat(outcome).as("the waiter, blocked in the queue").isNotDone();
             waiter.interrupt();
             assertThat(late.cancelAsked.await(30, TimeUnit.SECONDS)).as("the core asked the driver to cancel").isTrue();
@@ -116,14 +116,6 @@ class LateCancelTest {
         return new HikariDataSource(config);
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited 30 s for the condition").isNegative();
-            Thread.sleep(20);
-        }
-    }
-
     /**
      * The test database's connections, whose statements' first cancel is held back until the connection's next user
      * (a thread named {@link #NEXT_USER}) runs {@code SELECT SLEEP(1)} on the server, or for at most 5 s.
@@ -172,7 +164,7 @@ class LateCancelTest {
         }
 
         private void awaitSleeping() throws InterruptedException {
-            awaitTrue(() -> {
+            QueueNodes.awaitTrue(() -> {
                 try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
                         ResultSet r = s.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(1)'")) {
                     r.next();

@@ -2,13 +2,10 @@ package io.txlock.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
-import io.txlock.LockAdmin;
 import io.txlock.LockHandle;
 import io.txlock.LockInfo;
 import io.txlock.LockManager;
 import io.txlock.LockOptions;
-import io.txlock.LockScope;
 import io.txlock.Strategy;
 import io.txlock.testkit.TestDatabase;
 import java.sql.Connection;
@@ -30,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -43,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class QueuePassTest {
 
-    private static final LockOptions WAIT = LockOptions.defaults().withScope(LockScope.LEASE).withWait(Duration.ofSeconds(60));
+    private static final LockOptions WAIT = QueueNodes.WAIT;
 
     static Stream<Arguments> databases() {
         return Stream.of(JdbcSetup.MARIADB, JdbcSetup.MARIADB_THROUGH_MYSQL_DRIVER)
@@ -60,17 +56,17 @@ class QueuePassTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
     void aHandoffThroughTheQueueIsOneWriteOfTheReleaser(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 3)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, 3, 4)) {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
                 LockHandle outside = nodes.manager(0).acquire("pass", WAIT);
                 threads.submit(() -> acquireInto(granted, nodes.manager(1), "pass", WAIT));
-                awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "pass")); // node 1 heads the queue
+                QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "pass")); // node 1 heads the queue
                 outside.release();
                 LockHandle queued = granted.take();
                 threads.submit(() -> acquireInto(granted, nodes.manager(2), "pass", WAIT));
-                awaitTrue(() -> db.lockWaiters() >= 1);
+                QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1);
                 queued.release();
                 LockHandle next = granted.take();
                 LockInfo row = nodes.admin(0).list("pass").get(0);
@@ -100,7 +96,7 @@ class QueuePassTest {
     @MethodSource("databases")
     void eightNodesExcludeEachOtherWithGrowingTokens(JdbcSetup setup, Strategy strategy) throws Exception {
         int queuing = 8;
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, queuing + 1)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, queuing + 1, 4)) {
             int total = 400;
             AtomicInteger grants = new AtomicInteger();
             AtomicInteger inside = new AtomicInteger();
@@ -159,11 +155,11 @@ class QueuePassTest {
     @MethodSource("setups")
     void anAttemptOutsideTheQueueRacingAPassTakesNothing(JdbcSetup setup) throws Exception {
         for (boolean attemptFirst : new boolean[] {true, false}) {
-            try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, Strategy.OPTIMISTIC_VERSION, 4)) {
+            try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, Strategy.OPTIMISTIC_VERSION, 4, 4)) {
                 BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
                 ExecutorService threads = Executors.newFixedThreadPool(3);
                 try (Connection blocker = db.dataSource().getConnection()) {
-                    LockHandle queued = wonThroughTheQueueWithNode2Waiting(nodes, db, "race", granted, threads);
+                    LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "race", granted, threads);
                     blocker.setAutoCommit(false);
                     try (Statement s = blocker.createStatement()) {
                         s.executeQuery("SELECT version FROM method_lock WHERE name = 'race' FOR UPDATE").close();
@@ -172,7 +168,7 @@ class QueuePassTest {
                     Future<LockHandle> outside;
                     if (attemptFirst) {
                         outside = threads.submit(() -> nodes.manager(3).acquire("race", WAIT));
-                        awaitTrue(() -> db.lockWaiters() >= waiting + 1);
+                        QueueNodes.awaitTrue(() -> db.lockWaiters() >= waiting + 1);
                         threads.submit(() -> {
                             queued.release();
                             return null;
@@ -182,13 +178,13 @@ class QueuePassTest {
                             queued.release();
                             return null;
                         });
-                        awaitTrue(() -> db.lockWaiters() >= waiting + 1);
+                        QueueNodes.awaitTrue(() -> db.lockWaiters() >= waiting + 1);
                         outside = threads.submit(() -> nodes.manager(3).acquire("race", WAIT));
                     }
-                    awaitTrue(() -> db.lockWaiters() >= waiting + 2);
+                    QueueNodes.awaitTrue(() -> db.lockWaiters() >= waiting + 2);
                     blocker.commit();
                     LockHandle next = granted.take();
-                    awaitTrue(() -> db.lockWaiters() >= 1); // the attempt, queued behind node 2
+                    QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1); // the attempt, queued behind node 2
                     assertThat(outside.isDone()).as("the attempt outside the queue, while node 2 holds (attempt first: %s)",
                             attemptFirst).isFalse();
                     assertThat(next.fencingToken()).isGreaterThan(queued.fencingToken());
@@ -218,14 +214,14 @@ class QueuePassTest {
     void aRowPassedToASessionThatDiesOrLeavesGoesToTheNextAttemptWithAGreaterToken(JdbcSetup setup, Strategy strategy) throws Exception {
         for (boolean dies : new boolean[] {true, false}) {
             LockOptions lease = WAIT.withLease(Duration.ofSeconds(5));
-            try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 3)) {
+            try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, 3, 4)) {
                 MariaDbStatements st = new MariaDbStatements("method_lock");
                 BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
                 ExecutorService threads = Executors.newFixedThreadPool(2);
                 try {
                     LockHandle outside = nodes.manager(0).acquire("dies", lease);
                     threads.submit(() -> acquireInto(granted, nodes.manager(1), "dies", lease));
-                    awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "dies"));
+                    QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "dies"));
                     outside.release();
                     LockHandle queued = granted.take();
                     Connection waiter = db.dataSource().getConnection();
@@ -244,7 +240,7 @@ class QueuePassTest {
                         }
                         return null;
                     });
-                    awaitTrue(() -> db.lockWaiters() >= 1);
+                    QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1);
                     queued.release();
                     blocked.get(30, TimeUnit.SECONDS);
                     LockInfo row = nodes.admin(0).list("dies").get(0);
@@ -282,13 +278,13 @@ class QueuePassTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
     void aReleaseThroughTheQueueWithNobodyBehindFreesTheRow(JdbcSetup setup, Strategy strategy) throws Exception {
-        try (TestDatabase db = setup.database(); Nodes nodes = new Nodes(setup, db, strategy, 3)) {
+        try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, 3, 4)) {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(1);
             try {
                 LockHandle outside = nodes.manager(0).acquire("alone", WAIT);
                 threads.submit(() -> acquireInto(granted, nodes.manager(1), "alone", WAIT));
-                awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "alone"));
+                QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "alone"));
                 outside.release();
                 LockHandle queued = granted.take();
                 queued.release();
@@ -301,18 +297,6 @@ class QueuePassTest {
                 threads.shutdownNow();
             }
         }
-    }
-
-    private static LockHandle wonThroughTheQueueWithNode2Waiting(Nodes nodes, TestDatabase db, String name,
-            BlockingQueue<LockHandle> granted, ExecutorService threads) throws Exception {
-        LockHandle outside = nodes.manager(0).acquire(name, WAIT);
-        threads.submit(() -> acquireInto(granted, nodes.manager(1), name, WAIT));
-        awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, name));
-        outside.release();
-        LockHandle queued = granted.take();
-        threads.submit(() -> acquireInto(granted, nodes.manager(2), name, WAIT));
-        awaitTrue(() -> db.lockWaiters() >= 1);
-        return queued;
     }
 
     /** Acquires into {@code granted}; a failure is printed, as no one reads the future. */
@@ -335,44 +319,4 @@ class QueuePassTest {
         }
     }
 
-    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("waited 30 s for the condition").isNegative();
-            Thread.sleep(20);
-        }
-    }
-
-    /** Managers over providers and pools of their own: nodes. */
-    private static final class Nodes implements AutoCloseable {
-        private final List<HikariDataSource> pools = new ArrayList<>();
-        private final List<LockManager> managers = new ArrayList<>();
-        private final List<JdbcLockProvider> providers = new ArrayList<>();
-
-        Nodes(JdbcSetup setup, TestDatabase db, Strategy strategy, int count) {
-            String url = setup.mysqlDriver ? db.url().replace("jdbc:mariadb:", "jdbc:mysql:") : db.url();
-            for (int i = 0; i < count; i++) {
-                HikariDataSource pool = TestDatabase.pool(url, db.user(), 4);
-                JdbcLockProvider provider = JdbcLockProvider.builder(pool).strategy(strategy).dialect(setup.dialect)
-                        .reaperPeriod(Duration.ZERO).build();
-                pools.add(pool);
-                providers.add(provider);
-                managers.add(LockManager.builder(provider).build());
-            }
-        }
-
-        LockManager manager(int node) {
-            return managers.get(node);
-        }
-
-        LockAdmin admin(int node) {
-            return LockAdmin.over(providers.get(node));
-        }
-
-        @Override
-        public void close() {
-            managers.forEach(LockManager::close);
-            pools.forEach(HikariDataSource::close);
-        }
-    }
 }
