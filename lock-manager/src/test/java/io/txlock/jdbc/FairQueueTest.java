@@ -51,7 +51,7 @@ class FairQueueTest {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("databases")
     void everyNodeIsGrantedInTurn(JdbcSetup setup, Strategy strategy) throws Exception {
-        int rounds = 15;
+        int rounds = 40;
         try (TestDatabase db = setup.database(); QueueNodes nodes = new QueueNodes(setup, db, strategy, NODES, 4)) {
             int total = NODES * rounds;
             AtomicInteger granted = new AtomicInteger();
