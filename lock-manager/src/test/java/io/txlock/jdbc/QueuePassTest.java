@@ -259,9 +259,9 @@ class QueuePassTest {
                         waiter.close();
                         assertThat(nodes.admin(0).list("dies")).as("the row once the session left the queue").isEmpty();
                     }
-                    // a lease longer than the pass's: this acquire waits about the pass's lease in one attempt, and the
-                    // core counts a lease from the attempt's start
-                    LockHandle next = nodes.manager(2).acquire("dies", WAIT);
+                    // this acquire waits about the pass's lease in one attempt, so its own lease, counted from the
+                    // attempt's start, is nearly or wholly spent when it is granted, and the core renews it at once
+                    LockHandle next = nodes.manager(2).acquire("dies", lease);
                     assertThat(next.fencingToken()).as("the next grant's token (the session died: %s)", dies).isGreaterThan(row.fencingToken());
                     next.release();
                 } finally {
