@@ -47,7 +47,7 @@ public final class LockBench implements Callable<Integer> {
     Duration duration;
 
     @Option(names = "--warmup", paramLabel = "TIME", converter = DurationConverter.class,
-            description = "warm-up before each measured window, checked but not measured (default: ${DEFAULT-VALUE})", defaultValue = "1s")
+            description = "warm-up before each measured window, checked but not measured (default: ${DEFAULT-VALUE})", defaultValue = "3s")
     Duration warmup;
 
     @Option(names = "--jit-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
