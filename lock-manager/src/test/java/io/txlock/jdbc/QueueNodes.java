@@ -69,20 +69,41 @@ final class QueueNodes implements AutoCloseable {
 
     /**
      * Node 0 takes the name free, node 1 heads the queue and wins the name through it when node 0 releases, then node 2
-     * blocks in the queue behind node 1, which keeps its queue lock while it holds.
+     * blocks in the queue behind node 1, which keeps its queue lock while it holds. Node 1 is taken to head the queue
+     * once it sent its queue statement.
      *
      * @return node 1's grant; node 2's comes to {@code granted}
      */
     LockHandle wonThroughTheQueueWithNode2Waiting(TestDatabase db, String name, BlockingQueue<LockHandle> granted,
             ExecutorService threads) throws InterruptedException {
+        return wonThroughTheQueueWithNode2Waiting(db, name, granted, threads,
+                () -> sent(1, "pg_advisory_lock(") || sent(1, "GET_LOCK("));
+    }
+
+    /**
+     * As {@link #wonThroughTheQueueWithNode2Waiting(TestDatabase, String, BlockingQueue, ExecutorService)}, with the
+     * test's own proof that node 1 heads the queue.
+     */
+    LockHandle wonThroughTheQueueWithNode2Waiting(TestDatabase db, String name, BlockingQueue<LockHandle> granted,
+            ExecutorService threads, BooleanSupplier node1HeadsTheQueue) throws InterruptedException {
         LockHandle outside = manager(0).acquire(name, WAIT);
-        threads.submit(() -> granted.add(manager(1).acquire(name, WAIT)));
-        awaitTrue(() -> sent(1, "pg_advisory_lock(") || sent(1, "GET_LOCK(")); // heads the queue
+        threads.submit(() -> acquireInto(granted, manager(1), name, WAIT));
+        awaitTrue(node1HeadsTheQueue);
         outside.release();
         LockHandle queued = granted.take();
-        threads.submit(() -> granted.add(manager(2).acquire(name, WAIT)));
+        threads.submit(() -> acquireInto(granted, manager(2), name, WAIT));
         awaitTrue(() -> db.lockWaiters() >= 1);
         return queued;
+    }
+
+    /** Acquires into {@code granted}; a failure is printed, as no one reads the future. */
+    static void acquireInto(BlockingQueue<LockHandle> granted, LockManager manager, String name, LockOptions options) {
+        try {
+            granted.add(manager.acquire(name, options));
+        } catch (RuntimeException | Error e) {
+            e.printStackTrace();
+            throw e;
+        }
     }
 
     LockManager manager(int node) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txlock.LockHandle;
 import io.txlock.LockInfo;
-import io.txlock.LockManager;
 import io.txlock.LockOptions;
 import io.txlock.Strategy;
 import io.txlock.testkit.TestDatabase;
@@ -60,13 +59,8 @@ class QueuePassTest {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
-                LockHandle outside = nodes.manager(0).acquire("pass", WAIT);
-                threads.submit(() -> acquireInto(granted, nodes.manager(1), "pass", WAIT));
-                QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "pass")); // node 1 heads the queue
-                outside.release();
-                LockHandle queued = granted.take();
-                threads.submit(() -> acquireInto(granted, nodes.manager(2), "pass", WAIT));
-                QueueNodes.awaitTrue(() -> db.lockWaiters() >= 1);
+                LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "pass", granted, threads,
+                        () -> db.lockWaiters() == 0 && queueHeld(db, "pass"));
                 queued.release();
                 LockHandle next = granted.take();
                 LockInfo row = nodes.admin(0).list("pass").get(0);
@@ -159,7 +153,8 @@ class QueuePassTest {
                 BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
                 ExecutorService threads = Executors.newFixedThreadPool(3);
                 try (Connection blocker = db.dataSource().getConnection()) {
-                    LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "race", granted, threads);
+                    LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "race", granted, threads,
+                            () -> db.lockWaiters() == 0 && queueHeld(db, "race"));
                     blocker.setAutoCommit(false);
                     try (Statement s = blocker.createStatement()) {
                         s.executeQuery("SELECT version FROM method_lock WHERE name = 'race' FOR UPDATE").close();
@@ -220,7 +215,7 @@ class QueuePassTest {
                 ExecutorService threads = Executors.newFixedThreadPool(2);
                 try {
                     LockHandle outside = nodes.manager(0).acquire("dies", lease);
-                    threads.submit(() -> acquireInto(granted, nodes.manager(1), "dies", lease));
+                    threads.submit(() -> QueueNodes.acquireInto(granted, nodes.manager(1), "dies", lease));
                     QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "dies"));
                     outside.release();
                     LockHandle queued = granted.take();
@@ -283,7 +278,7 @@ class QueuePassTest {
             ExecutorService threads = Executors.newFixedThreadPool(1);
             try {
                 LockHandle outside = nodes.manager(0).acquire("alone", WAIT);
-                threads.submit(() -> acquireInto(granted, nodes.manager(1), "alone", WAIT));
+                threads.submit(() -> QueueNodes.acquireInto(granted, nodes.manager(1), "alone", WAIT));
                 QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "alone"));
                 outside.release();
                 LockHandle queued = granted.take();
@@ -296,16 +291,6 @@ class QueuePassTest {
             } finally {
                 threads.shutdownNow();
             }
-        }
-    }
-
-    /** Acquires into {@code granted}; a failure is printed, as no one reads the future. */
-    private static void acquireInto(BlockingQueue<LockHandle> granted, LockManager manager, String name, LockOptions options) {
-        try {
-            granted.add(manager.acquire(name, options));
-        } catch (RuntimeException | Error e) {
-            e.printStackTrace();
-            throw e;
         }
     }
 
