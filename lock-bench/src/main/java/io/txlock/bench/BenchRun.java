@@ -74,14 +74,17 @@ final class BenchRun {
                 MachineInfo.loadAverage(), backends, results, errors, warmupFailures);
     }
 
-    /** Runs every scenario once, briefly, for the first strategy; keeps nothing but safety failures. */
+    /**
+     * Runs every scenario once, briefly, for every strategy, so that no strategy's measured runs pay for compiling its
+     * own code (or recompiling the core's call sites it makes polymorphic); keeps nothing but safety failures.
+     */
     private static void warmUp(Backend backend, List<String> strategies, BenchConfig config, Progress progress, List<String> errors,
             List<String> failures) {
         BenchConfig brief = config.forJitWarmup();
-        progress.note("  JIT warm-up: every scenario once, " + brief.timing().duration().toMillis() + " ms, unmeasured");
+        progress.note("  JIT warm-up: every scenario and strategy once, " + brief.timing().duration().toMillis() + " ms, unmeasured");
         for (String id : config.scenarios()) {
             try {
-                for (ScenarioResult r : scenario(id).run(backend, strategies.subList(0, 1), brief, progress)) {
+                for (ScenarioResult r : scenario(id).run(backend, strategies, brief, progress)) {
                     r.failures().forEach(f -> failures.add(backend.kind().cliName() + " " + r.strategy() + " " + id + " (JIT warm-up): " + f));
                 }
             } catch (Exception e) {

@@ -51,7 +51,7 @@ public final class LockBench implements Callable<Integer> {
     Duration warmup;
 
     @Option(names = "--jit-warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "before measuring a backend, run every scenario once briefly, unmeasured (default: on; --no-jit-warmup skips it)")
+            description = "before measuring a backend, run every scenario once briefly for every strategy, unmeasured (default: on; --no-jit-warmup skips it)")
     boolean jitWarmup;
 
     @Option(names = {"-w", "--workers"}, description = "workers of the counter and keys scenarios (default: ${DEFAULT-VALUE})",
