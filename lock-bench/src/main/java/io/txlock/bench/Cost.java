@@ -15,16 +15,19 @@ package io.txlock.bench;
  * @param countNote what the count leaves out, or null
  * @param fsyncs the server's fsyncs in the window (InnoDB's, PostgreSQL's WAL syncs), or -1 where it does not
  *     count them
+ * @param jitMillis what the bench JVM's JIT compiler threads spent compiling in the window (the sum over its threads,
+ *     in ms; worker JVMs not included), or -1 where unknown: a way whose code was still being compiled in its window
+ *     paid for it in CPU on the bench's cores
  */
 public record Cost(long benchCpuNanos, long serverCpuNanos, long requests, String requestUnit, String benchMissing,
-        String serverMissing, String requestsMissing, String countNote, long fsyncs) {
+        String serverMissing, String requestsMissing, String countNote, long fsyncs, long jitMillis) {
 
     /**
      * @param why why nothing was measured
      * @return a cost with nothing in it
      */
     public static Cost none(String why) {
-        return new Cost(-1, -1, -1, null, why, why, why, null, -1);
+        return new Cost(-1, -1, -1, null, why, why, why, null, -1, -1);
     }
 
     /**

@@ -34,8 +34,8 @@ final class CostMeter {
         }
     }
 
-    /** The readings at one end of a window; CPU in nanoseconds, -1 where unknown. */
-    record Sample(long benchCpuNanos, ServerUsage.Reading server) {
+    /** The readings at one end of a window; CPU in nanoseconds, JIT compilation in ms, -1 where unknown. */
+    record Sample(long benchCpuNanos, ServerUsage.Reading server, long jitMillis) {
     }
 
     /**
@@ -47,7 +47,7 @@ final class CostMeter {
             return null;
         }
         ServerUsage.Reading s = server.read();
-        return new Sample(benchCpuNanos(workerPids), s);
+        return new Sample(benchCpuNanos(workerPids), s, Jit.compiledMillis());
     }
 
     /**
@@ -59,7 +59,8 @@ final class CostMeter {
             return null;
         }
         long bench = benchCpuNanos(workerPids);
-        return new Sample(bench, server.read());
+        long jit = Jit.compiledMillis();
+        return new Sample(bench, server.read(), jit);
     }
 
     /**
@@ -81,7 +82,8 @@ final class CostMeter {
         String requestsMissing = requests >= 0 ? null
                 : server.requestsMissing() != null ? server.requestsMissing() : "reading the server's count failed";
         return new Cost(bench, cpu, requests, server.unit(), bench >= 0 ? null : "a worker JVM ended in the window", cpuMissing,
-                requestsMissing, requests >= 0 ? server.countNote() : null, fsyncs);
+                requestsMissing, requests >= 0 ? server.countNote() : null, fsyncs,
+                start.jitMillis() < 0 || end.jitMillis() < 0 ? -1 : end.jitMillis() - start.jitMillis());
     }
 
     /** @return this JVM's CPU and the worker JVMs', or -1 if one of them is gone */

@@ -38,7 +38,8 @@ final class ThreadCluster {
      * @param workers how many workers
      * @param lockers each worker's locker, created before the clock starts
      * @param workload what the workers do
-     * @param timing warm-up and measured window
+     * @param timing warm-up and measured window; the warm-up goes on, at most as long again, while the bench JVM's JIT
+     *     compiler is busy ({@link Jit#warmUntilCompiled})
      * @param progress where to count operations
      * @param meter reads the CPU and the server's requests at the start and the end of the measured window
      * @return the sections, failures and cost
@@ -82,18 +83,19 @@ final class ThreadCluster {
         }
         meter.settle();
         long begin = System.nanoTime();
-        Timing.Window window = timing.window(begin);
-        long from = window.from();
-        long to = window.to();
+        Timing.Window planned = timing.window(begin);
+        AtomicLong stopAt = new AtomicLong(planned.to() + timing.warmup().toNanos());
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < workers; i++) {
-            WorkerLoop loop = new WorkerLoop(i, created.get(i), workload, () -> System.nanoTime() >= to, () -> false, sink);
+            WorkerLoop loop = new WorkerLoop(i, created.get(i), workload, () -> System.nanoTime() >= stopAt.get(), () -> false, sink);
             Thread t = new Thread(loop, "bench-worker-" + i);
             t.setDaemon(true);
             threads.add(t);
         }
         threads.forEach(Thread::start);
-        Timing.sleepUntil(from);
+        long from = Jit.warmUntilCompiled(planned.from(), timing.warmup());
+        long to = from + timing.duration().toNanos();
+        stopAt.set(to);
         CostMeter.Sample start = meter.start(List.of());
         Timing.sleepUntil(to);
         CostMeter.Sample end = meter.end(List.of());

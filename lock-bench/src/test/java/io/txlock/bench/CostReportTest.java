@@ -31,6 +31,8 @@ class CostReportTest {
         assertThat(md).contains("- h2: embedded H2 runs in the bench JVM: its CPU is in the bench JVM's column");
         assertThat(HtmlReport.html(report)).contains("<h2>Cost per operation</h2>");
         assertThat(Json.write(report)).contains("\"benchCpuMicrosPerOp\": ").contains("\"serverCpuMicrosPerOp\": \"NaN\"");
+        assertThat(report.results().stream().flatMap(r -> r.measurements().stream()).map(m -> m.cost().jitMillis()))
+                .as("the JIT compiler's ms in each way's window").isNotEmpty().allSatisfy(ms -> assertThat(ms).isNotNegative());
     }
 
     @Test
