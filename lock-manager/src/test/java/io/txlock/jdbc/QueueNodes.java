@@ -86,14 +86,25 @@ final class QueueNodes implements AutoCloseable {
      */
     LockHandle wonThroughTheQueueWithNode2Waiting(TestDatabase db, String name, BlockingQueue<LockHandle> granted,
             ExecutorService threads, BooleanSupplier node1HeadsTheQueue) throws InterruptedException {
-        LockHandle outside = manager(0).acquire(name, WAIT);
-        threads.submit(() -> acquireInto(granted, manager(1), name, WAIT));
-        awaitTrue(node1HeadsTheQueue);
-        outside.release();
-        LockHandle queued = granted.take();
+        LockHandle queued = wonThroughTheQueue(name, WAIT, granted, threads, node1HeadsTheQueue);
         threads.submit(() -> acquireInto(granted, manager(2), name, WAIT));
         awaitTrue(() -> db.lockWaiters() >= 1);
         return queued;
+    }
+
+    /**
+     * Node 0 takes the name free, node 1 heads the queue (once {@code node1HeadsTheQueue} holds) and wins the name
+     * through it when node 0 releases; both ask with {@code options}.
+     *
+     * @return node 1's grant, taken from {@code granted}
+     */
+    LockHandle wonThroughTheQueue(String name, LockOptions options, BlockingQueue<LockHandle> granted, ExecutorService threads,
+            BooleanSupplier node1HeadsTheQueue) throws InterruptedException {
+        LockHandle outside = manager(0).acquire(name, options);
+        threads.submit(() -> acquireInto(granted, manager(1), name, options));
+        awaitTrue(node1HeadsTheQueue);
+        outside.release();
+        return granted.take();
     }
 
     /** Acquires into {@code granted}; a failure is printed, as no one reads the future. */

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -60,7 +61,7 @@ class QueuePassTest {
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
                 LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "pass", granted, threads,
-                        () -> db.lockWaiters() == 0 && queueHeld(db, "pass"));
+                        headsTheQueue(db, "pass"));
                 queued.release();
                 LockHandle next = granted.take();
                 LockInfo row = nodes.admin(0).list("pass").get(0);
@@ -154,7 +155,7 @@ class QueuePassTest {
                 ExecutorService threads = Executors.newFixedThreadPool(3);
                 try (Connection blocker = db.dataSource().getConnection()) {
                     LockHandle queued = nodes.wonThroughTheQueueWithNode2Waiting(db, "race", granted, threads,
-                            () -> db.lockWaiters() == 0 && queueHeld(db, "race"));
+                            headsTheQueue(db, "race"));
                     blocker.setAutoCommit(false);
                     try (Statement s = blocker.createStatement()) {
                         s.executeQuery("SELECT version FROM method_lock WHERE name = 'race' FOR UPDATE").close();
@@ -214,11 +215,7 @@ class QueuePassTest {
                 BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
                 ExecutorService threads = Executors.newFixedThreadPool(2);
                 try {
-                    LockHandle outside = nodes.manager(0).acquire("dies", lease);
-                    threads.submit(() -> QueueNodes.acquireInto(granted, nodes.manager(1), "dies", lease));
-                    QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "dies"));
-                    outside.release();
-                    LockHandle queued = granted.take();
+                    LockHandle queued = nodes.wonThroughTheQueue("dies", lease, granted, threads, headsTheQueue(db, "dies"));
                     Connection waiter = db.dataSource().getConnection();
                     long id;
                     try (Statement s = waiter.createStatement(); ResultSet rs = s.executeQuery("SELECT CONNECTION_ID()")) {
@@ -277,11 +274,7 @@ class QueuePassTest {
             BlockingQueue<LockHandle> granted = new LinkedBlockingQueue<>();
             ExecutorService threads = Executors.newFixedThreadPool(1);
             try {
-                LockHandle outside = nodes.manager(0).acquire("alone", WAIT);
-                threads.submit(() -> QueueNodes.acquireInto(granted, nodes.manager(1), "alone", WAIT));
-                QueueNodes.awaitTrue(() -> db.lockWaiters() == 0 && queueHeld(db, "alone"));
-                outside.release();
-                LockHandle queued = granted.take();
+                LockHandle queued = nodes.wonThroughTheQueue("alone", WAIT, granted, threads, headsTheQueue(db, "alone"));
                 queued.release();
                 assertThat(nodes.admin(0).list("alone")).as("held rows after the release").isEmpty();
                 assertThat(nodes.manager(2).tryAcquire("alone")).hasValueSatisfying(h -> {
@@ -292,6 +285,11 @@ class QueuePassTest {
                 threads.shutdownNow();
             }
         }
+    }
+
+    /** @return whether node 1 heads the name's queue: it holds the queue lock, and no session waits for a lock */
+    private static BooleanSupplier headsTheQueue(TestDatabase db, String name) {
+        return () -> db.lockWaiters() == 0 && queueHeld(db, name);
     }
 
     private static boolean queueHeld(TestDatabase db, String name) {
